@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Phase "apply": a work tree = the cached base + the quilt series.
+#
+#   PATCHES=dir   the series to apply (default: patches/ of this project)
+#   VARIANT=name  which work tree (default: patched); "base" keeps an empty series
+#
+# The work tree is $OUT/work/$VARIANT/src, made by copying the pristine base;
+# the series is applied with quilt, fuzz 0. When the series changes, quilt pops
+# the old one (restoring exactly the base files) and pushes the new one, so only
+# touched files rebuild. A patch that does not apply stops the run, names the
+# patch, the file and the hunk, and leaves the tree at the base (never
+# half-patched). Writes $OUT/work/$VARIANT/applied.env.
+. "$(dirname "$0")/lib.sh"
+phase_start apply
+
+[ -f "$OUT/state/base.env" ] || die "no base tree prepared" "run scripts/base-tree.sh first"
+. "$OUT/state/base.env"
+need_tools quilt patch rsync
+
+VARIANT=${VARIANT:-patched}
+PATCHES=${PATCHES:-$HARNESS_ROOT/patches}
+PATCHES=$(cd "$PATCHES" 2>/dev/null && pwd) || die "PATCHES=$PATCHES does not exist"
+[ -f "$PATCHES/series" ] || die "$PATCHES/series not found" "create it (an empty series is valid)"
+
+work=$OUT/work/$VARIANT
+src=$work/src
+stamp=$work/applied.env
+shash=$(series_hash "$PATCHES")
+mapfile -t patches < <(series_list "$PATCHES")
+
+for p in "${patches[@]}"; do
+	[ -f "$PATCHES/$p" ] || die "series names $p but $PATCHES/$p does not exist" \
+		"fix $PATCHES/series or add the patch"
+done
+
+if [ -f "$stamp" ]; then
+	# shellcheck disable=SC1090
+	. "$stamp"
+	if [ "${APPLIED_BASE_ID:-}" = "$BASE_ID" ] && [ "${APPLIED_SERIES_HASH:-}" = "$shash" ] &&
+	   [ -d "$src" ]; then
+		status "work tree '$VARIANT' up to date (${#patches[@]} patches, series ${shash:0:12})"
+		exit 0
+	fi
+fi
+
+export QUILT_PATCHES=$PATCHES QUILT_PC=.pc
+quilt() { command quilt --quiltrc=- "$@"; }
+
+rm -f "$stamp"
+if [ -d "$src" ] && [ -f "$work/base-id" ] && [ "$(cat "$work/base-id")" = "$BASE_ID" ]; then
+	# Same base, other series: go back to the base with quilt (it restores
+	# the saved originals and touches them so they rebuild).
+	if [ -f "$src/.pc/applied-patches" ] && [ -s "$src/.pc/applied-patches" ]; then
+		(cd "$src" && quilt pop -a -q) >"$work/pop.log" 2>&1 ||
+			{ rm -rf "$src"; info "could not pop the old series; recreating the work tree"; }
+	fi
+else
+	rm -rf "$src"
+fi
+if [ ! -d "$src" ]; then
+	info "copying base $BASE_VERSION into work tree '$VARIANT'"
+	mkdir -p "$work"
+	rm -rf "$src.tmp"
+	cp -a "$BASE_DIR" "$src.tmp" || die "cannot copy $BASE_DIR" "check free space in $OUT"
+	mv "$src.tmp" "$src"
+	echo "$BASE_ID" >"$work/base-id"
+fi
+rm -rf "$src/.pc"
+
+# Explain a failed patch: which file, which hunk, and whether it would apply
+# with fuzz (which we refuse) or not at all.
+explain_failure() {
+	local p=$1 log=$2
+	awk -v p="$p" '
+		/^patching file / { f = substr($0, 15) }
+		/^Hunk #[0-9]+ FAILED/ { printf "  %s: %s: %s\n", p, f, $0 }
+		/can.t find file to patch/ { printf "  %s: a file it patches does not exist\n", p }
+		/Reversed .or previously applied. patch detected/ { printf "  %s: %s: already applied (reversed patch)\n", p, f }
+	' "$log" >&2
+	if (cd "$src" && patch -p1 --dry-run --fuzz=2 -s <"$PATCHES/$p" >/dev/null 2>&1); then
+		echo "  $p applies only with fuzz; fuzz is an error here" >&2
+	fi
+}
+
+n=0
+offsets=0
+for p in "${patches[@]}"; do
+	n=$((n + 1))
+	log=$work/push-$n.log
+	if ! (cd "$src" && quilt push --fuzz=0 "$p") >"$log" 2>&1; then
+		echo "[harness] apply: ERROR: patch $n/${#patches[@]} $p does not apply to $BASE_VERSION:" >&2
+		explain_failure "$p" "$log"
+		(cd "$src" && quilt pop -a -q) >/dev/null 2>&1 || rm -rf "$src"
+		rm -rf "$src/.pc"
+		die "series stopped at $p; the work tree is back at the base" \
+			"rebase $p onto $BASE_VERSION (quilt push -f, fix the .rej, quilt refresh) and rerun"
+	fi
+	if grep -q 'with fuzz\|(offset [-0-9]* lines\?)' "$log"; then
+		offsets=$((offsets + 1))
+		grep -h 'with fuzz\|offset' "$log" | sed "s|^|  $p: |" >&2
+		warn "$p applied with offsets (make check treats this as an error; refresh the patch)"
+	fi
+done
+
+cat >"$stamp" <<EOT
+APPLIED_BASE_ID='$BASE_ID'
+APPLIED_SERIES_HASH='$shash'
+APPLIED_PATCHES='$PATCHES'
+APPLIED_COUNT='${#patches[@]}'
+EOT
+if [ ${#patches[@]} -eq 0 ]; then
+	status "work tree '$VARIANT' = base $BASE_VERSION (empty series)"
+else
+	note=""
+	[ "$offsets" -gt 0 ] && note=", $offsets with offsets"
+	status "applied ${#patches[@]} patches to $BASE_VERSION in '$VARIANT' (series ${shash:0:12}$note)"
+fi

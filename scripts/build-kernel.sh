@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Phase "build": cross-build the arm64 kernel Image (out of tree, ccache) and
+# install the UAPI headers the selftests compile against.
+. "$(dirname "$0")/lib.sh"
+phase_start build
+
+VARIANT=${VARIANT:-patched}
+work=$OUT/work/$VARIANT
+[ -f "$work/build.env" ] || die "no configured build for '$VARIANT'" "run scripts/config.sh first"
+. "$work/build.env"
+src=$work/src
+need_tools ccache make
+if [ -n "${LLVM:-}" ]; then need_tools clang ld.lld; else need_tools "${CROSS_COMPILE}gcc"; fi
+
+log=$BUILD_DIR/build.log
+before=$(stat -c %Y "$BUILD_DIR/arch/arm64/boot/Image" 2>/dev/null || echo 0)
+info "make -j$JOBS Image headers_install (log: $log)"
+if ! make -C "$src" O="$BUILD_DIR" "${KMAKE_TOOLCHAIN[@]}" -j"$JOBS" Image headers_install >"$log" 2>&1; then
+	echo "---- errors from $log ----" >&2
+	grep -E 'error:|Error [0-9]+|undefined reference' "$log" | head -n 20 >&2
+	echo "----" >&2
+	die "kernel build failed for '$VARIANT' ($(basename "$BUILD_DIR"))" "see $log"
+fi
+image=$BUILD_DIR/arch/arm64/boot/Image
+after=$(stat -c %Y "$image")
+size=$(du -m "$image" | cut -f1)
+warnings=$(grep -c 'warning:' "$log" || true)
+if [ "$before" = "$after" ]; then what="up to date"; else what="built"; fi
+status "Image $what (${size} MB, $(basename "$BUILD_DIR"), $warnings compiler warnings, ccache: $(ccache -s 2>/dev/null | awk '/Hits:/ {print $2 " hits"; exit}'))"

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Phase "selftests": build the in-tree KVM selftests for arm64, statically
+# linked, and install them with the kernel's kselftest installer
+# (run_kselftest.sh, kselftest/runner.sh, kselftest-list.txt, kvm/...).
+#
+# The selftests are always built with the GCC cross toolchain (Debian's cross
+# libc provides the static libc), also when the kernel is built with LLVM=1.
+. "$(dirname "$0")/lib.sh"
+phase_start selftests
+
+VARIANT=${VARIANT:-patched}
+work=$OUT/work/$VARIANT
+. "$work/build.env"
+src=$work/src
+cross=${CROSS_COMPILE:-aarch64-linux-gnu-}
+native=
+if [ "$(uname -m)" = aarch64 ] && [ -z "${FORCE_CROSS:-}" ]; then
+	cross=""
+	native=1
+fi
+need_tools "${cross}gcc" rsync make
+
+[ -d "$BUILD_DIR/usr/include/linux" ] || die "no installed UAPI headers in $BUILD_DIR/usr" \
+	"run scripts/build-kernel.sh first (it runs headers_install)"
+install=$BUILD_DIR/kselftest_install
+log=$BUILD_DIR/selftests.log
+info "make TARGETS=kvm install (log: $log)"
+# The installer copies the programs again each time; a stamp on the build
+# output keeps an unchanged rebuild cheap.
+if ! make -C "$src/tools/testing/selftests" O="$BUILD_DIR" ARCH=arm64 \
+	CROSS_COMPILE="$cross" CC="ccache ${cross}gcc" LDFLAGS=-static \
+	TARGETS=kvm INSTALL_PATH="$install" -j"$JOBS" install >"$log" 2>&1; then
+	echo "---- errors from $log ----" >&2
+	grep -E 'error:|Error [0-9]+|undefined reference' "$log" | head -n 20 >&2
+	echo "----" >&2
+	die "KVM selftests build failed for '$VARIANT'" "see $log"
+fi
+[ -x "$install/run_kselftest.sh" ] && [ -s "$install/kselftest-list.txt" ] ||
+	die "selftests installed nothing runnable into $install" "see $log"
+n=$(grep -c '^kvm:' "$install/kselftest-list.txt")
+nonstatic=$(cd "$install/kvm" && find . -type f -perm -u+x -exec file {} + 2>/dev/null | grep -c 'dynamically linked' || true)
+[ "${nonstatic:-0}" -eq 0 ] || die "$nonstatic selftest binaries are dynamically linked" \
+	"the initramfs has no libc; check LDFLAGS=-static in $log"
+status "$n KVM selftests installed${native:+ (native)} in $(basename "$BUILD_DIR")/kselftest_install"

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Make sure the Debian packages the harness needs are installed.
+#
+#   deps.sh            install what is missing (as root), or fail with the
+#                      exact apt-get line to run (not root)
+#   deps.sh --print    only print that apt-get line (empty if nothing missing)
+#
+# EXTRA_PACKAGES adds packages (the check/bench phases use it).
+. "$(dirname "$0")/lib.sh"
+phase_start deps
+
+# package (with :arch where it is not the host's) -- the harness needs all.
+PACKAGES=(
+	make gcc libc6-dev bc bison flex libssl-dev libelf-dev cpio rsync xz-utils
+	perl python3 quilt ccache kmod
+	gcc-aarch64-linux-gnu qemu-system-arm busybox-static:arm64
+)
+[ -z "${KERNEL_SRC:-}" ] && PACKAGES+=(linux-source-6.12)
+[ -n "${LLVM:-}" ] && PACKAGES+=(clang lld llvm)
+# shellcheck disable=SC2206
+PACKAGES+=(${EXTRA_PACKAGES:-})
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+	st=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null)
+	[ "$st" = installed ] || missing+=("$p")
+done
+
+need_arm64=
+for p in "${missing[@]}"; do
+	case "$p" in *:arm64) need_arm64=1 ;; esac
+done
+
+line=""
+if [ ${#missing[@]} -gt 0 ]; then
+	line="apt-get update && apt-get install -y ${missing[*]}"
+	[ -n "$need_arm64" ] && ! dpkg --print-foreign-architectures | grep -qx arm64 &&
+		line="dpkg --add-architecture arm64 && $line"
+fi
+
+if [ "${1:-}" = --print ]; then
+	echo "$line"
+	exit 0
+fi
+
+if [ ${#missing[@]} -eq 0 ]; then
+	status "all ${#PACKAGES[@]} packages present"
+	exit 0
+fi
+
+if [ "$(id -u)" -ne 0 ]; then
+	die "missing Debian packages: ${missing[*]}" "as root run: $line"
+fi
+
+info "installing: ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+log=$OUT/logs/deps.log
+mkdir -p "$(dirname "$log")"
+run_logged "$log" sh -c "$line" ||
+	die "apt-get failed (log: $log)" "check the network/apt sources, then rerun"
+status "installed ${missing[*]}"

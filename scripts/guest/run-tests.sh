@@ -1,0 +1,50 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Run a resolved run list with the kernel's kselftest runner and print one
+# TAP 13 stream on stdout, numbered across all tests.
+#
+#   run-tests.sh <runlist.tsv> <kselftest install dir>
+#
+# runlist.tsv lines (tab separated, from scripts/runlist.py):
+#   run  <test>  <timeout seconds>  <arguments>
+#   skip <test>  <reason>
+# Each test runs as `run_kselftest.sh -t kvm:<path> -o <timeout>` with its
+# arguments in KSELFTEST_<NAME>_ARGS (the runner's own per-test mechanism).
+# Runs in the QEMU guest (busybox sh) and natively on arm64 hosts (dash/bash).
+list=$1
+ksft=$(cd "$2" && pwd) || exit 1
+[ -r "$list" ] || { echo "run-tests.sh: cannot read $list" >&2; exit 1; }
+[ -x "$ksft/run_kselftest.sh" ] || { echo "run-tests.sh: no run_kselftest.sh in $ksft" >&2; exit 1; }
+
+tab=$(printf '\t')
+total=$(grep -c -E "^(run|skip)$tab" "$list")
+echo "TAP version 13"
+echo "1..$total"
+echo "# harness: kernel $(uname -r), $(nproc) CPUs"
+i=0
+while IFS="$tab" read -r kind name a b; do
+	case "$kind" in
+		run|skip) i=$((i + 1)) ;;
+		*) continue ;;
+	esac
+	hdr="selftests: kvm: $name"
+	if [ "$kind" = skip ]; then
+		echo "# $hdr"
+		echo "ok $i $hdr # SKIP $a"
+		continue
+	fi
+	path=$(grep -E "^kvm:([^:]*/)?$name\$" "$ksft/kselftest-list.txt" | head -n 1)
+	if [ -z "$path" ]; then
+		echo "# $hdr"
+		echo "not ok $i $hdr # not built in this tree"
+		continue
+	fi
+	var=KSELFTEST_$(echo "$name" | tr -d '[:blank:][:cntrl:]' | tr -c '[:alnum:]_' '_' |
+		tr '[:lower:]' '[:upper:]')_ARGS
+	echo "# harness: run $path timeout=${a}s args=$b"
+	t0=$(date +%s)
+	env "$var=$b" "$ksft/run_kselftest.sh" -t "$path" -o "$a" </dev/null 2>&1 |
+		sed -e '/^TAP version 13$/d' -e '/^1\.\.1$/d' \
+		    -e "s/^ok 1 /ok $i /" -e "s/^not ok 1 /not ok $i /"
+	echo "# harness: duration $name $(( $(date +%s) - t0 ))s"
+done <"$list"

@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# make hw-run: the KVM selftests natively on an arm64 KVM host (Ampere Altra,
+# Kunpeng, ...), no QEMU. The running kernel is the one under test (boot the
+# patched kernel first); the selftests are built natively from the same base
+# tree and series, the hardware run list is used, and the outputs are the same
+# as for a QEMU run (tap.txt, console.log = the kernel log of the run,
+# summary.json, junit.xml, table.txt) under $OUT/results/$RUN_NAME.
+#
+#   hw-run.sh [--dry-run]   --dry-run: resolve the run list and print the
+#                           runner commands, run nothing (works on any host)
+# Variables: RUNLIST (default selftests/runlist-hw.txt), SKIPLISTS, ONLY,
+# RUN_NAME (default hw-<uname -r>), KERNEL_SRC, PATCHES.
+. "$(dirname "$0")/lib.sh"
+phase_start hw-run
+S=$HARNESS_ROOT/scripts
+
+dry=
+case "${1:-}" in
+	--dry-run|-n) dry=1 ;;
+	"") ;;
+	*) die "unknown argument '$1'" "usage: hw-run.sh [--dry-run]" ;;
+esac
+
+RUNLIST=${RUNLIST:-$HARNESS_ROOT/selftests/runlist-hw.txt}
+RUN_NAME=${RUN_NAME:-hw-$(uname -r)}
+RUN_DIR=$OUT/results/$RUN_NAME
+[ -f "$RUNLIST" ] || die "run list $RUNLIST not found"
+if [ -z "${SKIPLISTS+set}" ]; then
+	SKIPLISTS=""
+	[ -f "$HARNESS_ROOT/selftests/skip-hw.txt" ] && SKIPLISTS=$HARNESS_ROOT/selftests/skip-hw.txt
+fi
+skipargs=()
+for s in $SKIPLISTS; do skipargs+=(--skip "$s"); done
+mkdir -p "$RUN_DIR"
+read -r nrun nskip total < <(python3 "$S"/runlist.py "$RUNLIST" "${skipargs[@]}" \
+	--only "${ONLY:-}" -o "$RUN_DIR/runlist.tsv") || die "run list rejected" "fix the entry named above"
+[ -n "${nrun:-}" ] || die "run list rejected" "fix the entry named above"
+
+if [ -n "$dry" ]; then
+	info "dry run: $nrun tests, $nskip skipped, timeouts sum ${total}s"
+	while IFS=$'\t' read -r kind name a b; do
+		if [ "$kind" = skip ]; then
+			echo "skip  $name  # $a"
+		else
+			var=KSELFTEST_$(echo "$name" | tr -d '[:blank:][:cntrl:]' | tr -c '[:alnum:]_' '_' | tr '[:lower:]' '[:upper:]')_ARGS
+			echo "run   $var='$b' run_kselftest.sh -t kvm:<dir>/$name -o $a"
+		fi
+	done <"$RUN_DIR/runlist.tsv"
+	status "dry run done (nothing executed)"
+	exit 0
+fi
+
+[ "$(uname -m)" = aarch64 ] || die "this is not an arm64 host ($(uname -m))" \
+	"run make hw-run on the arm64 machine itself; here use make run (QEMU) or hw-run.sh --dry-run"
+[ -c /dev/kvm ] && [ -w /dev/kvm ] || die "no /dev/kvm (or not writable)" \
+	"boot the kernel under test with KVM enabled and run as root"
+
+export VARIANT=${VARIANT:-hw}
+"$S"/base-tree.sh
+"$S"/apply-series.sh
+# Native selftests need only the UAPI headers of the tree (no kernel build).
+. "$OUT/work/$VARIANT/applied.env"
+build=$OUT/work/$VARIANT/build-hw
+mkdir -p "$build"
+make -s -C "$OUT/work/$VARIANT/src" O="$build" headers_install >"$build/headers.log" 2>&1 ||
+	die "headers_install failed" "see $build/headers.log"
+echo "BUILD_DIR='$build'" >"$OUT/work/$VARIANT/build.env"
+"$S"/build-selftests.sh
+ksft=$build/kselftest_install
+
+phase_start hw-run
+info "running $nrun tests natively on $(uname -r) ($(nproc) CPUs)"
+dmesg >"$RUN_DIR/dmesg-before.txt" 2>/dev/null || warn "cannot read the kernel log (run as root for the splat scan)"
+"$S"/guest/run-tests.sh "$RUN_DIR/runlist.tsv" "$ksft" | tee "$RUN_DIR/tap.txt" |
+	grep -E '^(not )?ok [0-9]+ ' | sed 's/^/[harness] hw-run:   /'
+echo "# harness: done" >>"$RUN_DIR/tap.txt"
+# The kernel log written during the run is this run's console.
+dmesg 2>/dev/null | tail -n +"$(( $(wc -l <"$RUN_DIR/dmesg-before.txt") + 1 ))" >"$RUN_DIR/console.log"
+printf "BOOT_RESULT='done'\nKERNEL_CMDLINE='%s'\n" "$(cat /proc/cmdline)" >"$RUN_DIR/boot.env"
+python3 - "$RUN_DIR/metadata.json" "$RUN_NAME" "$RUNLIST" <<'PY'
+import json, os, platform, sys, datetime, subprocess
+env = {}
+for line in open(os.path.join(os.environ["OUT"], "state", "base.env")):
+    k, _, v = line.strip().partition("=")
+    env[k] = v.strip("'")
+meta = {
+    "run": sys.argv[2],
+    "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+    "platform": "hardware",
+    "uname_r": platform.release(),
+    "cpus": os.cpu_count(),
+    "base": {"version": env.get("BASE_VERSION"), "origin": env.get("BASE_ORIGIN"),
+             "tarball_sha256": env.get("BASE_SHA256") or None},
+    "runlist": sys.argv[3],
+    "reproduce": "make hw-run" + (f" RUNLIST={sys.argv[3]}" if not sys.argv[3].endswith("runlist-hw.txt") else ""),
+}
+json.dump(meta, open(sys.argv[1], "w"), indent=2)
+PY
+python3 "$S"/report.py --run-dir "$RUN_DIR" --meta "$RUN_DIR/metadata.json" \
+	--splats "$HARNESS_ROOT/selftests/console-splats.txt" --out-summary "$OUT/results/summary.json"

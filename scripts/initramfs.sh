@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Phase "initramfs": resolve the run list and pack busybox-static (arm64), the
+# installed KVM selftests, the guest init and runner into a cpio initramfs.
+#
+#   RUNLIST=selftests/runlist-qemu.txt   run list
+#   SKIPLISTS="..."                      skip lists (default: selftests/skip-qemu*.txt
+#                                        that apply to HOST_MODE and GIC)
+#   ONLY="test1 test2"                   run only these run-list entries
+#   RUN_DIR=dir                          where runlist.tsv is recorded
+# Writes $RUN_DIR/initramfs.env with INITRD and TESTS_TIMEOUT (sum of timeouts).
+. "$(dirname "$0")/lib.sh"
+phase_start initramfs
+
+VARIANT=${VARIANT:-patched}
+. "$OUT/work/$VARIANT/build.env"
+[ -n "${RUN_DIR:-}" ] || die "RUN_DIR is not set"
+mkdir -p "$RUN_DIR"
+need_tools cpio python3
+
+RUNLIST=${RUNLIST:-$HARNESS_ROOT/selftests/runlist-qemu.txt}
+[ -f "$RUNLIST" ] || die "run list $RUNLIST not found"
+if [ -z "${SKIPLISTS+set}" ]; then
+	SKIPLISTS=""
+	for f in skip-qemu.txt "skip-qemu-${HOST_MODE:-vhe}.txt" "skip-qemu-gicv${GIC:-3}.txt"; do
+		[ -f "$HARNESS_ROOT/selftests/$f" ] && SKIPLISTS="$SKIPLISTS $HARNESS_ROOT/selftests/$f"
+	done
+fi
+skipargs=()
+for s in $SKIPLISTS; do skipargs+=(--skip "$s"); done
+read -r nrun nskip total < <(python3 "$HARNESS_ROOT/scripts/runlist.py" "$RUNLIST" \
+	"${skipargs[@]}" --only "${ONLY:-}" -o "$RUN_DIR/runlist.tsv") ||
+	die "run list rejected" "fix the entry named above"
+[ -n "${nrun:-}" ] || die "run list rejected" "fix the entry named above"
+
+# busybox-static for arm64 from its Debian package.
+bb=$(dpkg -L busybox-static:arm64 2>/dev/null | grep -m1 '/busybox$' || true)
+[ -n "$bb" ] && [ -f "$bb" ] || die "busybox-static:arm64 is not installed" \
+	"as root: dpkg --add-architecture arm64 && apt-get update && apt-get install busybox-static:arm64"
+[ "$(od -An -tx1 -j18 -N2 "$bb" | tr -d ' ')" = b700 ] ||
+	die "$bb is not an aarch64 binary" "install busybox-static:arm64 (not the host's busybox)"
+
+ksft=$BUILD_DIR/kselftest_install
+[ -x "$ksft/run_kselftest.sh" ] || die "no installed selftests in $ksft" "run scripts/build-selftests.sh first"
+
+initrd=$RUN_DIR/initramfs.cpio
+stage=$RUN_DIR/initramfs.d
+rm -rf "$stage" "$initrd"
+mkdir -p "$stage"/{bin,sbin,usr/bin,usr/sbin,harness,proc,sys,dev,tmp,root,etc}
+cp "$bb" "$stage/bin/busybox"
+cp "$HARNESS_ROOT/scripts/guest/init" "$stage/init"
+cp "$HARNESS_ROOT/scripts/guest/timeout" "$stage/usr/bin/timeout"
+cp "$HARNESS_ROOT/scripts/guest/run-tests.sh" "$stage/harness/"
+cp "$RUN_DIR/runlist.tsv" "$stage/harness/"
+for f in "$HARNESS_ROOT"/scripts/guest/extra/*; do
+	[ -f "$f" ] && cp "$f" "$stage/harness/"
+done
+cp -al "$ksft" "$stage/kselftest" 2>/dev/null || cp -a "$ksft" "$stage/kselftest"
+# The kernel's runner tests for [ -x /usr/bin/timeout ]; busybox provides the rest.
+(cd "$stage" && find . | LC_ALL=C sort | cpio --quiet -o -H newc -R 0:0 >"$initrd") ||
+	die "cpio failed"
+rm -rf "$stage"
+cat >"$RUN_DIR/initramfs.env" <<EOT
+INITRD='$initrd'
+TESTS_TIMEOUT='$total'
+TESTS_RUN='$nrun'
+TESTS_SKIP='$nskip'
+EOT
+status "$(du -m "$initrd" | cut -f1) MB initramfs, $nrun tests to run, $nskip skipped (timeouts sum ${total}s)"

@@ -1,0 +1,119 @@
+# SPDX-License-Identifier: GPL-2.0
+# Shared helpers for the harness scripts. Source it; do not run it.
+#
+# Every phase prints exactly one status line when it ends:
+#   [harness] <phase>: <what happened> (<elapsed>s)
+# and failures print "[harness] <phase>: ERROR: <what> -- <what to do next>"
+# on stderr before exiting non-zero.
+
+set -o pipefail
+
+HARNESS_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+OUT=${OUT:-$HARNESS_ROOT/out}
+case "$OUT" in /*) ;; *) OUT=$PWD/$OUT ;; esac
+export OUT HARNESS_ROOT
+
+# Cross toolchain and kernel build variables shared by every phase.
+ARCH=arm64
+export ARCH
+if [ -n "${LLVM:-}" ]; then
+	export LLVM
+	KMAKE_TOOLCHAIN=(LLVM="$LLVM" CC="ccache clang")
+else
+	CROSS_COMPILE=${CROSS_COMPILE:-aarch64-linux-gnu-}
+	export CROSS_COMPILE
+	KMAKE_TOOLCHAIN=(CROSS_COMPILE="$CROSS_COMPILE" CC="ccache ${CROSS_COMPILE}gcc")
+fi
+JOBS=${JOBS:-$(nproc)}
+
+# Reproducible, cache-friendly builds: the same inputs give the same objects.
+export KBUILD_BUILD_USER=harness KBUILD_BUILD_HOST=harness
+export KBUILD_BUILD_TIMESTAMP="${KBUILD_BUILD_TIMESTAMP:-1970-01-01}"
+export CCACHE_DIR=${CCACHE_DIR:-$OUT/cache/ccache}
+export CCACHE_BASEDIR=$OUT
+export CCACHE_NOHASHDIR=1
+export CCACHE_SLOPPINESS=${CCACHE_SLOPPINESS:-time_macros,include_file_mtime,include_file_ctime}
+
+PHASE=${PHASE:-harness}
+_phase_t0=$(date +%s.%N)
+
+phase_start() {
+	PHASE=$1
+	_phase_t0=$(date +%s.%N)
+}
+
+elapsed() {
+	awk -v a="$_phase_t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'
+}
+
+# status "message": the phase's one status line.
+status() {
+	echo "[harness] $PHASE: $* ($(elapsed)s)"
+}
+
+info() {
+	echo "[harness] $PHASE: $*"
+}
+
+warn() {
+	echo "[harness] $PHASE: WARNING: $*" >&2
+}
+
+# die "what went wrong" ["what to do next"]
+die() {
+	if [ -n "${2:-}" ]; then
+		echo "[harness] $PHASE: ERROR: $1 -- $2" >&2
+	else
+		echo "[harness] $PHASE: ERROR: $1" >&2
+	fi
+	exit 1
+}
+
+# need_tools tool... : fail with the Debian package line when a tool is missing.
+need_tools() {
+	local missing=()
+	local t
+	for t in "$@"; do
+		command -v "$t" >/dev/null 2>&1 || missing+=("$t")
+	done
+	[ ${#missing[@]} -eq 0 ] && return 0
+	die "missing tool(s): ${missing[*]}" "run 'make deps' as root (or: $("$HARNESS_ROOT"/scripts/deps.sh --print))"
+}
+
+sha256_file() {
+	sha256sum "$1" | cut -d' ' -f1
+}
+
+# series_hash <patches-dir>: hash of the series file and every patch it names,
+# in order. An absent or empty series hashes to the empty-series value.
+series_hash() {
+	local dir=$1
+	{
+		echo "series-v1"
+		if [ -f "$dir/series" ]; then
+			series_list "$dir" | while read -r p; do
+				echo "$p $(sha256_file "$dir/$p")"
+			done
+		fi
+	} | sha256sum | cut -d' ' -f1
+}
+
+# series_list <patches-dir>: the patch names of a quilt series file, in order.
+series_list() {
+	[ -f "$1/series" ] || return 0
+	sed -e 's/#.*//' -e 's/[[:space:]]\+-p[0-9].*//' -e 's/[[:space:]]*$//' \
+		-e '/^$/d' "$1/series"
+}
+
+# run_logged <logfile> cmd...: run a command with its output in a log; on
+# failure print the log's tail so the error is visible without opening it.
+run_logged() {
+	local log=$1
+	shift
+	if ! "$@" >"$log" 2>&1; then
+		echo "---- last 40 lines of $log ----" >&2
+		tail -n 40 "$log" >&2
+		echo "----" >&2
+		return 1
+	fi
+}

@@ -1,0 +1,221 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Turn one guest run into results: parse the TAP (the only TAP parser of the
+harness), scan the console for splats, and write summary.json, junit.xml and a
+per-test table.
+
+Usage: report.py --run-dir DIR --meta META.json [--splats PATTERNS] [--out-summary FILE]
+The run dir holds tap.txt, console.log, runlist.tsv and boot.env.
+Exit status: 0 when every test passed or skipped, the guest finished and the
+console has no splat; 1 otherwise.
+"""
+import argparse
+import json
+import os
+import re
+import shlex
+import sys
+import xml.etree.ElementTree as ET
+
+RESULT_RE = re.compile(r"^(not ok|ok) (\d+) (?:selftests: (\S+): )?(\S+)(?:\s+#\s*(.*))?$")
+
+
+def parse_tap(text):
+    """Parse a TAP 13 stream as the kselftest runner prints it.
+
+    Returns (plan, tests) where tests is a list of dicts in stream order:
+    name, number, result (pass/fail/skip), reason, output (list of lines),
+    duration (seconds or None)."""
+    plan = None
+    tests = []
+    pending = []
+    durations = {}
+    for raw in text.splitlines():
+        line = raw.rstrip("\r")
+        if line.startswith("TAP version"):
+            continue
+        m = re.match(r"^1\.\.(\d+)$", line)
+        if m and plan is None:
+            plan = int(m.group(1))
+            continue
+        m = re.match(r"^# harness: duration (\S+) (\d+)s$", line)
+        if m:
+            durations[m.group(1)] = int(m.group(2))
+            continue
+        m = RESULT_RE.match(line)
+        if m:
+            ok, num, _coll, name, directive = m.groups()
+            directive = (directive or "").strip()
+            if ok == "ok" and directive.upper().startswith("SKIP"):
+                result, reason = "skip", directive[4:].strip()
+            elif ok == "ok":
+                result, reason = "pass", ""
+            else:
+                result, reason = "fail", directive or "failed"
+            tests.append({"name": name, "number": int(num), "result": result,
+                          "reason": reason, "output": pending, "duration": None})
+            pending = []
+            continue
+        if line.startswith("#"):
+            pending.append(line[2:] if line.startswith("# ") else line[1:])
+    for t in tests:
+        t["duration"] = durations.get(t["name"])
+    return plan, tests
+
+
+def load_patterns(path):
+    deny, allow = [], []
+    if not path:
+        return deny, allow
+    with open(path, encoding="utf-8") as f:
+        for lineno, raw in enumerate(f, 1):
+            line = raw.strip()
+            if not line or line.startswith("#"):
+                continue
+            kind, _, rest = line.partition(" ")
+            rest = rest.strip()
+            if kind == "deny":
+                deny.append(re.compile(rest))
+            elif kind == "allow":
+                regex, _, reason = rest.partition("  # ")
+                if not reason.strip():
+                    raise SystemExit(f"{path}:{lineno}: allow pattern without a reason")
+                allow.append(re.compile(regex.strip()))
+            else:
+                raise SystemExit(f"{path}:{lineno}: expected 'deny' or 'allow', got '{kind}'")
+    return deny, allow
+
+
+def scan_console(text, deny, allow):
+    """Return splats: dicts with line number, the matching line and context."""
+    lines = [l.rstrip("\r") for l in text.splitlines()]
+    splats = []
+    last = -100
+    for i, line in enumerate(lines):
+        if any(p.search(line) for p in deny) and not any(p.search(line) for p in allow):
+            # One splat per report: a trace's own lines (Call trace:, ...)
+            # right after a reported line belong to it.
+            if i - last > 40:
+                splats.append({"line": i + 1, "text": line.strip(),
+                               "context": lines[max(0, i - 2):i + 25]})
+            last = i
+    return splats
+
+
+def read_env(path):
+    env = {}
+    if os.path.exists(path):
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                k, _, v = line.strip().partition("=")
+                if k:
+                    env[k] = " ".join(shlex.split(v)) if v else ""
+    return env
+
+
+def planned_tests(path):
+    planned = []
+    if os.path.exists(path):
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                fields = line.rstrip("\n").split("\t")
+                if fields[0] in ("run", "skip"):
+                    planned.append(fields[1])
+    return planned
+
+
+def write_junit(path, suite, tests, splats, boot_result):
+    ts = ET.Element("testsuites")
+    s = ET.SubElement(ts, "testsuite", name=suite, tests=str(len(tests) + 1),
+                      failures=str(sum(t["result"] == "fail" for t in tests) + (1 if splats or boot_result != "done" else 0)),
+                      skipped=str(sum(t["result"] == "skip" for t in tests)))
+    for t in tests:
+        c = ET.SubElement(s, "testcase", classname=f"{suite}.kvm", name=t["name"],
+                          time=str(t["duration"] or 0))
+        if t["result"] == "fail":
+            ET.SubElement(c, "failure", message=t["reason"]).text = "\n".join(t["output"][-50:])
+        elif t["result"] == "skip":
+            ET.SubElement(c, "skipped", message=t["reason"])
+        ET.SubElement(c, "system-out").text = "\n".join(t["output"])
+    c = ET.SubElement(s, "testcase", classname=f"{suite}.console", name="boot-and-splat-scan")
+    if boot_result != "done":
+        ET.SubElement(c, "failure", message=f"guest {boot_result}")
+    elif splats:
+        ET.SubElement(c, "failure", message=f"{len(splats)} splat(s) on the console").text = \
+            "\n\n".join("\n".join(sp["context"]) for sp in splats)
+    ET.ElementTree(ts).write(path, encoding="utf-8", xml_declaration=True)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--run-dir", required=True)
+    ap.add_argument("--meta", required=True)
+    ap.add_argument("--splats")
+    ap.add_argument("--out-summary", action="append", default=[])
+    a = ap.parse_args()
+    rd = a.run_dir
+    with open(a.meta, encoding="utf-8") as f:
+        meta = json.load(f)
+    tap_text = open(os.path.join(rd, "tap.txt"), encoding="utf-8", errors="replace").read() \
+        if os.path.exists(os.path.join(rd, "tap.txt")) else ""
+    console = open(os.path.join(rd, "console.log"), encoding="utf-8", errors="replace").read() \
+        if os.path.exists(os.path.join(rd, "console.log")) else ""
+    boot = read_env(os.path.join(rd, "boot.env"))
+    boot_result = boot.get("BOOT_RESULT", meta.get("boot_result", "unknown"))
+    plan, tests = parse_tap(tap_text)
+    deny, allow = load_patterns(a.splats)
+    splats = scan_console(console, deny, allow)
+
+    # A planned test without a result did not run to completion.
+    have = {t["name"] for t in tests}
+    for name in planned_tests(os.path.join(rd, "runlist.tsv")):
+        if name not in have:
+            tests.append({"name": name, "number": None, "result": "fail",
+                          "reason": f"no result (guest {boot_result})", "output": [], "duration": None})
+
+    totals = {k: sum(t["result"] == k for t in tests) for k in ("pass", "fail", "skip")}
+    ok = totals["fail"] == 0 and not splats and boot_result == "done"
+    summary = {
+        "schema": 1,
+        "run": meta.get("run"),
+        "verdict": "pass" if ok else "fail",
+        "totals": {"passed": totals["pass"], "failed": totals["fail"], "skipped": totals["skip"]},
+        "tests": {t["name"]: t["result"] for t in tests},
+        "details": [{k: t[k] for k in ("name", "number", "result", "reason", "duration")} for t in tests],
+        "boot": {"result": boot_result, "seconds": boot.get("BOOT_SECONDS"),
+                 "up_seconds": boot.get("BOOT_UP_SECONDS")},
+        "splats": [{"line": s["line"], "text": s["text"]} for s in splats],
+        "metadata": meta,
+        "files": {"tap": "tap.txt", "console": "console.log", "junit": "junit.xml",
+                  "runlist": "runlist.tsv", "qemu_cmd": "qemu.cmd"},
+    }
+    summary["metadata"]["kernel_cmdline"] = boot.get("KERNEL_CMDLINE", meta.get("kernel_cmdline"))
+    for p in [os.path.join(rd, "summary.json")] + a.out_summary:
+        with open(p, "w", encoding="utf-8") as f:
+            json.dump(summary, f, indent=2, sort_keys=False)
+            f.write("\n")
+    write_junit(os.path.join(rd, "junit.xml"), meta.get("run", "run"), tests, splats, boot_result)
+
+    # The per-test table.
+    rows = [(t["name"], t["result"].upper(), "" if t["duration"] is None else f"{t['duration']}s",
+             t["reason"]) for t in tests]
+    w = max([len(r[0]) for r in rows] + [4])
+    out = [f"{'test':<{w}}  {'result':<6}  {'time':>5}  note", "-" * (w + 30)]
+    for name, res, dur, reason in rows:
+        out.append(f"{name:<{w}}  {res:<6}  {dur:>5}  {reason}")
+    out.append("-" * (w + 30))
+    for s in splats:
+        out.append(f"SPLAT console.log:{s['line']}: {s['text']}")
+    if boot_result != "done":
+        out.append(f"GUEST: {boot_result}")
+    out.append(f"{meta.get('run', 'run')}: {totals['pass']} passed, {totals['fail']} failed, "
+               f"{totals['skip']} skipped, {len(splats)} splats -> {summary['verdict'].upper()}")
+    table = "\n".join(out)
+    with open(os.path.join(rd, "table.txt"), "w", encoding="utf-8") as f:
+        f.write(table + "\n")
+    print(table)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# The main job: base tree -> series -> config -> kernel -> selftests ->
+# initramfs -> QEMU -> report. Each phase is its own script; this one wires
+# them and writes the run's metadata.
+#
+# Variables (all optional): KERNEL_SRC, PATCHES, VARIANT, FRAGMENTS, LLVM,
+# HOST_MODE, GIC, SMP, MEM, APPEND, RUNLIST, SKIPLISTS, ONLY, RUN_NAME, OUT,
+# BOOT_TIMEOUT, WATCHDOG. See Documentation/harness.rst.
+. "$(dirname "$0")/lib.sh"
+S=$HARNESS_ROOT/scripts
+t_start=$(date +%s)
+
+export VARIANT=${VARIANT:-patched}
+export FRAGMENTS=${FRAGMENTS:-kvm-host}
+export HOST_MODE=${HOST_MODE:-vhe}
+export GIC=${GIC:-3}
+export SMP=${SMP:-2}
+export MEM=${MEM:-2G}
+export RUNLIST=${RUNLIST:-$HARNESS_ROOT/selftests/runlist-qemu.txt}
+frag_name=$(echo "$FRAGMENTS" | tr ' ' '+')
+RUN_NAME=${RUN_NAME:-$HOST_MODE-gicv$GIC-$frag_name}
+export RUN_DIR=$OUT/results/$RUN_NAME
+
+case "$HOST_MODE" in vhe|nvhe) ;; *) PHASE=run die "HOST_MODE=$HOST_MODE: use vhe or nvhe" ;; esac
+case "$GIC" in 2|3) ;; *) PHASE=run die "GIC=$GIC: use 3 (GICv3+ITS) or 2" ;; esac
+
+"$S"/deps.sh
+"$S"/base-tree.sh
+"$S"/apply-series.sh
+"$S"/config.sh
+"$S"/build-kernel.sh
+"$S"/build-selftests.sh
+rm -rf "$RUN_DIR"
+mkdir -p "$RUN_DIR"
+"$S"/initramfs.sh
+. "$OUT/state/base.env"
+. "$OUT/work/$VARIANT/applied.env"
+. "$OUT/work/$VARIANT/build.env"
+. "$RUN_DIR/initramfs.env"
+export TESTS_TIMEOUT
+
+# Metadata first (TuxMake's metadata.json in spirit): inputs, versions,
+# hashes and the command that reproduces this run.
+repro="make run"
+[ -n "${KERNEL_SRC:-}" ] && repro="$repro KERNEL_SRC=$KERNEL_SRC"
+[ "${PATCHES:-$HARNESS_ROOT/patches}" != "$HARNESS_ROOT/patches" ] && repro="$repro PATCHES=$PATCHES"
+[ -n "${LLVM:-}" ] && repro="$repro LLVM=$LLVM"
+repro="$repro FRAGMENTS='$FRAGMENTS' HOST_MODE=$HOST_MODE GIC=$GIC SMP=$SMP MEM=$MEM"
+[ "$RUNLIST" != "$HARNESS_ROOT/selftests/runlist-qemu.txt" ] && repro="$repro RUNLIST=$RUNLIST"
+[ -n "${ONLY:-}" ] && repro="$repro ONLY='$ONLY'"
+[ -n "${APPEND:-}" ] && repro="$repro APPEND='$APPEND'"
+project_rev=$(git -C "$HARNESS_ROOT" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+[ -n "$(git -C "$HARNESS_ROOT" status --porcelain -- patches kernel-config selftests scripts 2>/dev/null)" ] &&
+	project_rev="$project_rev+local-changes"
+if [ -n "${LLVM:-}" ]; then cc_version=$(clang --version | head -n 1)
+else cc_version=$("${CROSS_COMPILE}gcc" --version | head -n 1); fi
+export M_RUN=$RUN_NAME M_REPRO="$repro (project $project_rev)" M_PROJECT_REV=$project_rev \
+	M_BASE_VERSION=$BASE_VERSION M_BASE_ORIGIN=$BASE_ORIGIN M_BASE_SHA256=$BASE_SHA256 \
+	M_BASE_KIND=$BASE_KIND M_BASE_PKG=$BASE_PKG_VERSION M_SERIES_HASH=$APPLIED_SERIES_HASH \
+	M_SERIES_COUNT=$APPLIED_COUNT M_CONFIG_HASH=$(sha256_file "$BUILD_DIR/.config") \
+	M_FRAGMENTS=$FRAGMENTS M_CC=$cc_version M_SELFTEST_CC="$("${CROSS_COMPILE:-aarch64-linux-gnu-}gcc" --version | head -n 1)" \
+	M_QEMU="$(qemu-system-aarch64 --version | head -n 1)" M_HOST_MODE=$HOST_MODE M_GIC=$GIC \
+	M_SMP=$SMP M_MEM=$MEM M_RUNLIST=${RUNLIST#"$HARNESS_ROOT"/} M_IMAGE_SHA256=$(sha256_file "$BUILD_DIR/arch/arm64/boot/Image")
+python3 - "$RUN_DIR/metadata.json" <<'PY'
+import json, os, sys, datetime
+e = os.environ
+meta = {
+    "run": e["M_RUN"],
+    "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+    "reproduce": e["M_REPRO"],
+    "project_revision": e["M_PROJECT_REV"],
+    "base": {"version": e["M_BASE_VERSION"], "origin": e["M_BASE_ORIGIN"], "kind": e["M_BASE_KIND"],
+             "tarball_sha256": e["M_BASE_SHA256"] or None, "package_version": e["M_BASE_PKG"] or None},
+    "series": {"hash": e["M_SERIES_HASH"], "patches": int(e["M_SERIES_COUNT"])},
+    "config": {"fragments": e["M_FRAGMENTS"].split(), "hash": e["M_CONFIG_HASH"]},
+    "image_sha256": e["M_IMAGE_SHA256"],
+    "toolchain": {"kernel": e["M_CC"], "selftests": e["M_SELFTEST_CC"]},
+    "qemu": e["M_QEMU"],
+    "platform": "qemu-tcg",
+    "host_mode": e["M_HOST_MODE"], "gic": int(e["M_GIC"]), "smp": int(e["M_SMP"]), "mem": e["M_MEM"],
+    "runlist": e["M_RUNLIST"],
+}
+with open(sys.argv[1], "w") as f:
+    json.dump(meta, f, indent=2)
+    f.write("\n")
+PY
+
+boot_rc=0
+KERNEL=$BUILD_DIR/arch/arm64/boot/Image INITRD=$INITRD "$S"/boot-qemu.sh || boot_rc=$?
+[ "$boot_rc" -eq 1 ] && exit 1
+rm -f "$INITRD"
+
+phase_start report
+mkdir -p "$OUT/results"
+rc=0
+python3 "$S"/report.py --run-dir "$RUN_DIR" --meta "$RUN_DIR/metadata.json" \
+	--splats "$HARNESS_ROOT/selftests/console-splats.txt" \
+	--out-summary "$OUT/results/summary.json" || rc=$?
+_phase_t0=$t_start
+if [ $rc -eq 0 ] && [ $boot_rc -eq 0 ]; then
+	status "PASS: results in ${RUN_DIR#"$PWD"/} (summary.json, junit.xml, tap.txt, console.log)"
+else
+	echo "[harness] report: FAIL: see ${RUN_DIR#"$PWD"/}/table.txt and console.log ($(elapsed)s)" >&2
+	exit 1
+fi

@@ -1,0 +1,111 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Resolve a run list and its skip lists into the guest's runlist.tsv.
+
+Run list lines:   <test> <timeout-seconds> [arguments...]     (# comments)
+Skip list lines:  <test>  # <reason>          (the reason is mandatory)
+
+A test named in a skip list is emitted as "skip"; every other run-list test as
+"run". Errors (a skip entry without a reason, a bad timeout, a skip entry for a
+test that is not in the run list, a duplicate) name the file and line and exit
+with status 2.
+
+Usage: runlist.py <runlist> [--skip FILE]... [--only TEST[,TEST...]] -o OUT
+Prints "<n run> <n skip> <sum of timeouts>" on stdout.
+"""
+import argparse
+import sys
+
+
+class RunListError(Exception):
+    pass
+
+
+def parse_runlist(path):
+    tests = []
+    seen = {}
+    with open(path, encoding="utf-8") as f:
+        for lineno, raw in enumerate(f, 1):
+            line = raw.split("#", 1)[0].strip()
+            if not line:
+                continue
+            fields = line.split(None, 2)
+            where = f"{path}:{lineno}"
+            if len(fields) < 2:
+                raise RunListError(f"{where}: expected '<test> <timeout> [args]', got '{line}'")
+            name, timeout = fields[0], fields[1]
+            if not timeout.isdigit() or int(timeout) <= 0:
+                raise RunListError(f"{where}: timeout of {name} must be a positive number of seconds, got '{timeout}'")
+            if name in seen:
+                raise RunListError(f"{where}: {name} already listed at line {seen[name]}")
+            seen[name] = lineno
+            args = fields[2] if len(fields) > 2 else ""
+            if "\t" in args:
+                raise RunListError(f"{where}: arguments of {name} contain a tab")
+            tests.append((name, int(timeout), args))
+    return tests
+
+
+def parse_skiplist(path):
+    skips = {}
+    with open(path, encoding="utf-8") as f:
+        for lineno, raw in enumerate(f, 1):
+            line = raw.strip()
+            if not line or line.startswith("#"):
+                continue
+            where = f"{path}:{lineno}"
+            entry, _, reason = line.partition("#")
+            entry, reason = entry.strip(), reason.strip()
+            if not entry or len(entry.split()) != 1:
+                raise RunListError(f"{where}: expected '<test>  # <reason>', got '{line}'")
+            if not reason:
+                raise RunListError(f"{where}: skip entry '{entry}' has no reason; "
+                                   "write why after '#' (every skip needs one)")
+            if entry in skips:
+                raise RunListError(f"{where}: {entry} skipped twice")
+            skips[entry] = (reason, where)
+    return skips
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("runlist")
+    ap.add_argument("--skip", action="append", default=[])
+    ap.add_argument("--only", default="")
+    ap.add_argument("-o", "--output", required=True)
+    a = ap.parse_args()
+    try:
+        tests = parse_runlist(a.runlist)
+        skips = {}
+        for s in a.skip:
+            for name, val in parse_skiplist(s).items():
+                skips.setdefault(name, val)
+        names = {t[0] for t in tests}
+        for name, (_, where) in skips.items():
+            if name not in names:
+                raise RunListError(f"{where}: skip entry '{name}' is not in {a.runlist}")
+        only = [x for x in a.only.replace(",", " ").split() if x]
+        for name in only:
+            if name not in names:
+                raise RunListError(f"ONLY: '{name}' is not in {a.runlist}")
+    except (OSError, RunListError) as e:
+        print(f"[harness] runlist: ERROR: {e}", file=sys.stderr)
+        return 2
+    nrun = nskip = total = 0
+    with open(a.output, "w", encoding="utf-8") as out:
+        for name, timeout, args in tests:
+            if only and name not in only:
+                continue
+            if name in skips:
+                out.write(f"skip\t{name}\t{skips[name][0]}\n")
+                nskip += 1
+            else:
+                out.write(f"run\t{name}\t{timeout}\t{args}\n")
+                nrun += 1
+                total += timeout
+    print(nrun, nskip, total)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

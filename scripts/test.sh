@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# make test: the project's tests.
+#  1. The harness on bad input: each case asserts a non-zero exit and the
+#     message a user needs (scripts/tests/harness-tests.sh).
+#  2. The run list under QEMU: VHE and nVHE hosts with the base config, and a
+#     VHE host with the debug config (lockdep, lock_stat, atomic-sleep checks)
+#     whose console must be free of splats.
+# Every selftest of every run counts as one test, and each run's boot and
+# console scan as one more. Ends with "N passed, N failed, N skipped".
+#
+# TEST_RUNS="vhe nvhe debug" selects the runs (default: all three).
+. "$(dirname "$0")/lib.sh"
+phase_start test
+t0=$(date +%s)
+S=$HARNESS_ROOT/scripts
+export RESULTS_TSV=$OUT/tests/results.tsv
+mkdir -p "$OUT/tests"
+: >"$RESULTS_TSV"
+
+"$S"/deps.sh || { echo "0 passed, 1 failed"; exit 1; }
+
+# 1. Harness behaviour (needs the base tree, and a kernel Image for the
+#    guest hang/panic cases: those run after the first QEMU run built it).
+"$S"/tests/harness-tests.sh input
+
+# 2. The run list on each host mode / config.
+run_one() {
+	local name=$1
+	shift
+	local log=$OUT/tests/run-$name.log
+	info "run '$name': $* (log: $log)"
+	if env RUN_NAME="test-$name" "$@" "$S"/run.sh 2>&1 | tee "$log" | grep -E '^\[harness\] [a-z]+: |^\[harness\] boot:   '; then
+		:
+	fi
+	local sum=$OUT/results/test-$name/summary.json
+	if [ -f "$sum" ] && grep -q "\"run\": \"test-$name\"" "$sum"; then
+		python3 - "$sum" "$name" >>"$RESULTS_TSV" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+run = sys.argv[2]
+for d in s["details"]:
+    print(f"{run}/{d['name']}\t{d['result']}\t{d['reason']}")
+boot = s["boot"]["result"]
+if boot != "done":
+    print(f"{run}/boot+console\tfail\tguest {boot}")
+elif s["splats"]:
+    print(f"{run}/boot+console\tfail\t{len(s['splats'])} splat(s): {s['splats'][0]['text']}")
+else:
+    print(f"{run}/boot+console\tpass\t")
+PY
+	else
+		printf '%s\tfail\t%s\n' "$name/run" "run did not reach the guest: $(grep -m1 'ERROR' "$log" | cut -c1-200)" >>"$RESULTS_TSV"
+	fi
+}
+
+for r in ${TEST_RUNS:-vhe nvhe debug}; do
+	case "$r" in
+		vhe) run_one vhe HOST_MODE=vhe FRAGMENTS=kvm-host ;;
+		nvhe) run_one nvhe HOST_MODE=nvhe FRAGMENTS=kvm-host ;;
+		debug) run_one debug HOST_MODE=vhe FRAGMENTS="kvm-host debug" ;;
+		*) printf '%s\tfail\tunknown run in TEST_RUNS\n' "$r" >>"$RESULTS_TSV" ;;
+	esac
+	# The guest hang/panic cases need an Image; the first run built one.
+	if [ -z "${guest_cases_done:-}" ]; then
+		"$S"/tests/harness-tests.sh guest
+		guest_cases_done=1
+	fi
+done
+
+echo
+echo "==== make test results ===="
+awk -F'\t' '{ printf "%-44s %-5s %s\n", $1, toupper($2), $3 }' "$RESULTS_TSV"
+pass=$(awk -F'\t' '$2 == "pass"' "$RESULTS_TSV" | wc -l)
+fail=$(awk -F'\t' '$2 == "fail"' "$RESULTS_TSV" | wc -l)
+skip=$(awk -F'\t' '$2 == "skip"' "$RESULTS_TSV" | wc -l)
+echo "[harness] test: finished in $(( $(date +%s) - t0 ))s; details in ${OUT}/tests and ${OUT}/results"
+echo "$pass passed, $fail failed, $skip skipped"
+[ "$fail" -eq 0 ]

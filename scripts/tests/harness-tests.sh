@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# The harness's own behaviour on bad input. Each case runs the real script,
+# asserts a non-zero exit status and the message a user needs, and appends
+# "<name>\tpass|fail\t<detail>" to $RESULTS_TSV.
+#
+#   harness-tests.sh input   cases that need at most the base tree
+#   harness-tests.sh guest   cases that boot the built kernel (hang, panic)
+. "$(dirname "$0")/../lib.sh"
+phase_start harness-tests
+S=$HARNESS_ROOT/scripts
+FX=$HARNESS_ROOT/scripts/tests/fixtures
+RESULTS_TSV=${RESULTS_TSV:-$OUT/tests/results.tsv}
+LOGS=$OUT/tests/harness
+mkdir -p "$LOGS"
+
+record() {
+	printf '%s\t%s\t%s\n' "harness/$1" "$2" "$3" >>"$RESULTS_TSV"
+	echo "[harness] harness-tests: $(echo "$2" | tr a-z A-Z) $1${3:+: $3}"
+}
+
+# expect NAME RC REGEX -- CMD...: CMD must exit with status RC ("nonzero" for
+# any non-zero status) and print a line matching REGEX (stdout or stderr).
+expect() {
+	local name=$1 want=$2 regex=$3
+	shift 4
+	local log=$LOGS/$name.log rc=0
+	timeout 900 "$@" >"$log" 2>&1 || rc=$?
+	if [ "$rc" -eq 0 ]; then
+		record "$name" fail "exited 0 (log: $log)"
+		return 1
+	fi
+	if [ "$want" != nonzero ] && [ "$rc" -ne "$want" ]; then
+		record "$name" fail "exit status $rc, expected $want (log: $log)"
+		return 1
+	fi
+	if ! grep -qE -- "$regex" "$log"; then
+		record "$name" fail "no line matching '$regex' (log: $log)"
+		return 1
+	fi
+	record "$name" pass "exit $rc, '$(grep -m1 -E -- "$regex" "$log" | cut -c1-110)'"
+}
+
+input_cases() {
+	expect kernel-src-missing 1 'ERROR: KERNEL_SRC=/nonexistent/linux does not exist' -- \
+		env KERNEL_SRC=/nonexistent/linux "$S"/run.sh
+	expect kernel-src-not-a-tree 1 'is not a Linux kernel tree' -- \
+		env KERNEL_SRC="$HARNESS_ROOT/scripts" "$S"/run.sh
+	expect skip-entry-without-reason 2 "skip-noreason.txt:2: skip entry 'vgic_init' has no reason" -- \
+		python3 "$S"/runlist.py "$HARNESS_ROOT/selftests/runlist-qemu.txt" \
+		--skip "$FX/skip-noreason.txt" -o "$LOGS/unused.tsv"
+	expect bad-host-mode 1 'HOST_MODE=hvhe: use vhe or nvhe' -- \
+		env HOST_MODE=hvhe "$S"/run.sh
+
+	# The cases below work on a work tree of their own.
+	"$S"/base-tree.sh >"$LOGS/base.log" 2>&1 ||
+		{ record base-tree fail "cannot prepare the base tree (log: $LOGS/base.log)"; return; }
+	. "$OUT/state/base.env"
+	export VARIANT=harness-test
+	if expect patch-does-not-apply 1 \
+		'0002-bad.patch: kernel/irq/manage.c: Hunk #1 FAILED at 1' -- \
+		env PATCHES="$FX/bad-series" "$S"/apply-series.sh; then
+		# Nothing half-patched: the first (good) patch was rolled back too.
+		if cmp -s "$OUT/work/$VARIANT/src/virt/lib/irqbypass.c" "$BASE_DIR/virt/lib/irqbypass.c" &&
+		   [ ! -e "$OUT/work/$VARIANT/applied.env" ]; then
+			record failed-apply-leaves-base pass "work tree back at the base, no stamp"
+		else
+			record failed-apply-leaves-base fail "work tree differs from the base after a failed apply"
+		fi
+	fi
+	expect patch-needs-fuzz 1 '0001-fuzzy.patch applies only with fuzz; fuzz is an error here' -- \
+		env PATCHES="$FX/fuzz-series" "$S"/apply-series.sh
+	if env PATCHES="$FX/empty-series" "$S"/apply-series.sh >"$LOGS/empty-series.log" 2>&1; then
+		record empty-series-is-base pass "$(tail -n 1 "$LOGS/empty-series.log" | cut -c1-100)"
+		expect fragment-symbol-dropped 1 \
+			"CONFIG_KVM_INTEL: bad-fragment.config requests 'CONFIG_KVM_INTEL=y', final .config has '<absent" -- \
+			env FRAGMENTS="kvm-host $FX/bad-fragment.config" "$S"/config.sh
+	else
+		record empty-series-is-base fail "an empty series did not apply (log: $LOGS/empty-series.log)"
+	fi
+	expect hw-run-refuses-non-arm64 1 'hw-run: ERROR: .*(not an arm64 host|no /dev/kvm)' -- \
+		"$S"/hw-run.sh
+	if "$S"/hw-run.sh --dry-run >"$LOGS/hw-dry-run.log" 2>&1 &&
+	   grep -q 'run_kselftest.sh -t kvm:.*arch_timer -o' "$LOGS/hw-dry-run.log"; then
+		record hw-run-dry-run pass "$(grep -c 'run_kselftest.sh' "$LOGS/hw-dry-run.log") commands printed"
+	else
+		record hw-run-dry-run fail "dry run did not print the runner commands (log: $LOGS/hw-dry-run.log)"
+	fi
+}
+
+# A tiny initramfs: busybox plus one of the fixture inits.
+tiny_initramfs() {
+	local init=$1 out=$2 d
+	d=$(mktemp -d)
+	mkdir -p "$d/bin" "$d/proc" "$d/dev"
+	cp "$(dpkg -L busybox-static:arm64 | grep -m1 '/busybox$')" "$d/bin/busybox"
+	cp "$init" "$d/init"
+	(cd "$d" && find . | cpio --quiet -o -H newc -R 0:0 >"$out")
+	rm -rf "$d"
+}
+
+guest_cases() {
+	local image
+	image=$(ls -t "$OUT"/work/*/build-kvm-host/arch/arm64/boot/Image 2>/dev/null | head -n 1)
+	if [ -z "$image" ]; then
+		record guest-hang fail "no kernel Image built (the first run failed)"
+		record guest-panic fail "no kernel Image built (the first run failed)"
+		return
+	fi
+	tiny_initramfs "$FX/guest-hang/init" "$LOGS/hang.cpio"
+	tiny_initramfs "$FX/guest-panic/init" "$LOGS/panic.cpio"
+	expect guest-hang 2 'ERROR: guest hung: watchdog fired after 40s' -- \
+		env KERNEL="$image" INITRD="$LOGS/hang.cpio" RUN_DIR="$LOGS/hang" \
+		BOOT_TIMEOUT=300 WATCHDOG=40 "$S"/boot-qemu.sh
+	expect guest-panic 3 'ERROR: kernel panic: Kernel panic - not syncing: Attempted to kill init' -- \
+		env KERNEL="$image" INITRD="$LOGS/panic.cpio" RUN_DIR="$LOGS/panic" \
+		BOOT_TIMEOUT=300 WATCHDOG=300 "$S"/boot-qemu.sh
+}
+
+case "${1:-}" in
+	input) input_cases ;;
+	guest) guest_cases ;;
+	*) echo "usage: $0 input|guest" >&2; exit 1 ;;
+esac
+exit 0
