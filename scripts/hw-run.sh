@@ -26,10 +26,7 @@ RUNLIST=${RUNLIST:-$HARNESS_ROOT/selftests/runlist-hw.txt}
 RUN_NAME=${RUN_NAME:-hw-$(uname -r)}
 RUN_DIR=$OUT/results/$RUN_NAME
 [ -f "$RUNLIST" ] || die "run list $RUNLIST not found"
-if [ -z "${SKIPLISTS+set}" ]; then
-	SKIPLISTS=""
-	[ -f "$HARNESS_ROOT/selftests/skip-hw.txt" ] && SKIPLISTS=$HARNESS_ROOT/selftests/skip-hw.txt
-fi
+[ -z "${SKIPLISTS+set}" ] && SKIPLISTS=$(default_skiplists hw)
 skipargs=()
 for s in $SKIPLISTS; do skipargs+=(--skip "$s"); done
 mkdir -p "$RUN_DIR"

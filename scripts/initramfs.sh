@@ -4,8 +4,8 @@
 # installed KVM selftests, the guest init and runner into a cpio initramfs.
 #
 #   RUNLIST=selftests/runlist-qemu.txt   run list
-#   SKIPLISTS="..."                      skip lists (default: selftests/skip-qemu*.txt
-#                                        that apply to HOST_MODE and GIC)
+#   SKIPLISTS="..."                      skip lists (default: the selftests/skip-*.txt
+#                                        that apply, see default_skiplists in lib.sh)
 #   ONLY="test1 test2"                   run only these run-list entries
 #   RUN_DIR=dir                          where runlist.tsv is recorded
 # Writes $RUN_DIR/initramfs.env with INITRD and TESTS_TIMEOUT (sum of timeouts).
@@ -20,12 +20,7 @@ need_tools cpio python3
 
 RUNLIST=${RUNLIST:-$HARNESS_ROOT/selftests/runlist-qemu.txt}
 [ -f "$RUNLIST" ] || die "run list $RUNLIST not found"
-if [ -z "${SKIPLISTS+set}" ]; then
-	SKIPLISTS=""
-	for f in skip-qemu.txt "skip-qemu-${HOST_MODE:-vhe}.txt" "skip-qemu-gicv${GIC:-3}.txt"; do
-		[ -f "$HARNESS_ROOT/selftests/$f" ] && SKIPLISTS="$SKIPLISTS $HARNESS_ROOT/selftests/$f"
-	done
-fi
+[ -z "${SKIPLISTS+set}" ] && SKIPLISTS=$(default_skiplists qemu "${HOST_MODE:-vhe}" "${GIC:-3}")
 skipargs=()
 for s in $SKIPLISTS; do skipargs+=(--skip "$s"); done
 read -r nrun nskip total < <(python3 "$HARNESS_ROOT/scripts/runlist.py" "$RUNLIST" \

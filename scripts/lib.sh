@@ -117,3 +117,16 @@ run_logged() {
 		return 1
 	fi
 }
+
+# default_skiplists <platform> [host mode] [gic]: the skip lists that apply,
+# most general first: selftests/skip-<platform>.txt,
+# skip-<platform>-<mode>.txt, skip-<platform>-gicv<N>.txt and
+# skip-base-<major>.<minor>.txt for the prepared base tree.
+default_skiplists() {
+	local platform=$1 mode=${2:-} gic=${3:-} f ver=""
+	[ -f "$OUT/state/base.env" ] && ver=$(. "$OUT/state/base.env" && echo "$BASE_VERSION" | cut -d. -f1,2)
+	for f in "skip-$platform.txt" ${mode:+"skip-$platform-$mode.txt"} \
+		 ${gic:+"skip-$platform-gicv$gic.txt"} ${ver:+"skip-base-$ver.txt"}; do
+		[ -f "$HARNESS_ROOT/selftests/$f" ] && echo "$HARNESS_ROOT/selftests/$f"
+	done
+}

@@ -166,6 +166,13 @@ def main():
     deny, allow = load_patterns(a.splats)
     splats = scan_console(console, deny, allow)
 
+    # Under QEMU the host mode is an input: check that KVM came up in it.
+    kvm_line = {"vhe": r"kvm \[\d+\]: VHE mode initialized successfully",
+                "nvhe": r"kvm \[\d+\]: Hyp nVHE mode initialized successfully"}.get(meta.get("host_mode"))
+    if boot_result == "done" and meta.get("platform") == "qemu-tcg" and kvm_line \
+            and not re.search(kvm_line, console):
+        boot_result = f"up, but no '{kvm_line}' on the console (KVM not in {meta['host_mode']} mode)"
+
     # A planned test without a result did not run to completion.
     have = {t["name"] for t in tests}
     for name in planned_tests(os.path.join(rd, "runlist.tsv")):
@@ -202,6 +209,8 @@ def main():
     w = max([len(r[0]) for r in rows] + [4])
     out = [f"{'test':<{w}}  {'result':<6}  {'time':>5}  note", "-" * (w + 30)]
     for name, res, dur, reason in rows:
+        if len(reason) > 90:
+            reason = reason[:87] + "..."
         out.append(f"{name:<{w}}  {res:<6}  {dur:>5}  {reason}")
     out.append("-" * (w + 30))
     for s in splats:
