@@ -7,8 +7,8 @@ phase_start build
 
 VARIANT=${VARIANT:-patched}
 work=$OUT/work/$VARIANT
-[ -f "$work/build.env" ] || die "no configured build for '$VARIANT'" "run scripts/config.sh first"
-. "$work/build.env"
+BUILD_DIR=$(build_dir)
+[ -f "$BUILD_DIR/config.key" ] || die "no configured build in $BUILD_DIR" "run scripts/config.sh first"
 src=$work/src
 need_tools ccache make
 if [ -n "${LLVM:-}" ]; then need_tools clang ld.lld; else need_tools "${CROSS_COMPILE}gcc"; fi

@@ -11,7 +11,7 @@ phase_start selftests
 
 VARIANT=${VARIANT:-patched}
 work=$OUT/work/$VARIANT
-. "$work/build.env"
+BUILD_DIR=$(build_dir)
 src=$work/src
 cross=${CROSS_COMPILE:-aarch64-linux-gnu-}
 native=

@@ -35,15 +35,13 @@ done
 
 # The build directory depends on the fragments and the toolchain only, so
 # that series changes rebuild incrementally.
-name=$(for f in "${files[@]}"; do basename "$f" .config; done | paste -sd+)
-[ -n "${LLVM:-}" ] && name=$name-llvm
-build=$work/build-$name
+build=$(build_dir)
+name=${build##*/build-}
 mkdir -p "$build"
 
 key=$( { cat "${files[@]}"; echo "$BASE_ID $APPLIED_SERIES_HASH ${LLVM:-gcc} ${KMAKE_TOOLCHAIN[*]}"; } | sha256sum | cut -c1-16)
 if [ -f "$build/.config" ] && [ "$(cat "$build/config.key" 2>/dev/null)" = "$key" ]; then
 	status "$name .config up to date ($(sha256_file "$build/.config" | cut -c1-12))"
-	echo "BUILD_DIR='$build'" >"$work/build.env"
 	exit 0
 fi
 rm -f "$build/config.key"
@@ -76,5 +74,4 @@ done
 	"fix the fragment (check the symbol's 'depends on' in Kconfig for $BASE_VERSION)"
 
 echo "$key" >"$build/config.key"
-echo "BUILD_DIR='$build'" >"$work/build.env"
 status "$name .config merged from ${#files[@]} fragment(s), all requested symbols present ($(sha256_file "$build/.config" | cut -c1-12))"

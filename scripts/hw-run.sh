@@ -12,6 +12,7 @@
 # Variables: RUNLIST (default selftests/runlist-hw.txt), SKIPLISTS, ONLY,
 # RUN_NAME (default hw-<uname -r>), KERNEL_SRC, PATCHES.
 . "$(dirname "$0")/lib.sh"
+set -e
 phase_start hw-run
 S=$HARNESS_ROOT/scripts
 
@@ -62,8 +63,7 @@ build=$OUT/work/$VARIANT/build-hw
 mkdir -p "$build"
 make -s -C "$OUT/work/$VARIANT/src" O="$build" headers_install >"$build/headers.log" 2>&1 ||
 	die "headers_install failed" "see $build/headers.log"
-echo "BUILD_DIR='$build'" >"$OUT/work/$VARIANT/build.env"
-"$S"/build-selftests.sh
+BUILD_DIR=$build "$S"/build-selftests.sh
 ksft=$build/kselftest_install
 
 phase_start hw-run

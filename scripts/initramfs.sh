@@ -13,7 +13,7 @@
 phase_start initramfs
 
 VARIANT=${VARIANT:-patched}
-. "$OUT/work/$VARIANT/build.env"
+BUILD_DIR=$(build_dir)
 [ -n "${RUN_DIR:-}" ] || die "RUN_DIR is not set"
 mkdir -p "$RUN_DIR"
 need_tools cpio python3

@@ -118,6 +118,23 @@ run_logged() {
 	fi
 }
 
+# build_dir: the O= directory of the current VARIANT, FRAGMENTS and toolchain
+# (BUILD_DIR in the environment wins). Derived, never stored, so that runs
+# with different configs cannot pick up each other's build.
+build_dir() {
+	if [ -n "${BUILD_DIR:-}" ]; then
+		echo "$BUILD_DIR"
+		return
+	fi
+	local f name=""
+	for f in ${FRAGMENTS:-kvm-host}; do
+		f=$(basename "$f" .config)
+		name=${name:+$name+}$f
+	done
+	[ -n "${LLVM:-}" ] && name=$name-llvm
+	echo "$OUT/work/${VARIANT:-patched}/build-$name"
+}
+
 # default_skiplists <platform> [host mode] [gic]: the skip lists that apply,
 # most general first: selftests/skip-<platform>.txt,
 # skip-<platform>-<mode>.txt, skip-<platform>-gicv<N>.txt and

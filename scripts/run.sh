@@ -8,6 +8,7 @@
 # HOST_MODE, GIC, SMP, MEM, APPEND, RUNLIST, SKIPLISTS, ONLY, RUN_NAME, OUT,
 # BOOT_TIMEOUT, WATCHDOG. See Documentation/harness.rst.
 . "$(dirname "$0")/lib.sh"
+set -e
 S=$HARNESS_ROOT/scripts
 t_start=$(date +%s)
 
@@ -36,7 +37,7 @@ mkdir -p "$RUN_DIR"
 "$S"/initramfs.sh
 . "$OUT/state/base.env"
 . "$OUT/work/$VARIANT/applied.env"
-. "$OUT/work/$VARIANT/build.env"
+BUILD_DIR=$(build_dir)
 . "$RUN_DIR/initramfs.env"
 export TESTS_TIMEOUT
 

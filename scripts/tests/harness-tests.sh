@@ -52,6 +52,32 @@ input_cases() {
 	expect bad-host-mode 1 'HOST_MODE=hvhe: use vhe or nvhe' -- \
 		env HOST_MODE=hvhe "$S"/run.sh
 
+	# The report on stored raw inputs: TAP with pass/fail/skip/timeout, a
+	# planned test without a result, and a console with a lockdep splat.
+	rm -rf "$LOGS/report" && cp -r "$FX/report" "$LOGS/report"
+	if expect report-finds-failures-and-splat 1 \
+		'SPLAT console.log:5: .*WARNING: possible circular locking dependency detected' -- \
+		python3 "$S"/report.py --run-dir "$LOGS/report" --meta "$LOGS/report/metadata.json" \
+		--splats "$HARNESS_ROOT/selftests/console-splats.txt"; then
+		if python3 - "$LOGS/report/summary.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+want = {"vgic_irq": "pass", "arch_timer": "fail", "set_id_regs": "skip",
+        "vgic_lpi_stress": "fail", "steal_time": "fail"}
+assert s["tests"] == want, s["tests"]
+assert s["totals"] == {"passed": 1, "failed": 3, "skipped": 1}, s["totals"]
+assert len(s["splats"]) == 1 and s["splats"][0]["line"] == 5, s["splats"]
+assert s["verdict"] == "fail"
+d = {x["name"]: x for x in s["details"]}
+assert d["vgic_lpi_stress"]["reason"] == "TIMEOUT 5 seconds"
+assert d["steal_time"]["reason"].startswith("no result")
+assert d["vgic_irq"]["duration"] == 4
+PY
+		then record report-summary-json pass "per-test results, totals, splat line, reasons"
+		else record report-summary-json fail "summary.json does not match the stored inputs"
+		fi
+	fi
+
 	# The cases below work on a work tree of their own.
 	"$S"/base-tree.sh >"$LOGS/base.log" 2>&1 ||
 		{ record base-tree fail "cannot prepare the base tree (log: $LOGS/base.log)"; return; }
