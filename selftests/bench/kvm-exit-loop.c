@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kvm-exit-loop: how many exits to userspace per second can N vCPUs make
+ * when each runs alone on its own CPU?
+ *
+ * Every vCPU runs a two-instruction guest (store to an address outside any
+ * memslot, branch back), so each iteration is one KVM_EXIT_MMIO to
+ * userspace and one KVM_RUN: a full vcpu_put()/vcpu_load() cycle on the
+ * host. With perfect scaling the rate per vCPU does not depend on N.
+ *
+ * Standalone: raw KVM ioctls only, runs on any arm64 host kernel (QEMU L1
+ * or hardware). One JSON object per line on stdout, for the bench
+ * collector:
+ *   {"benchmark":"exit-loop","irqchip":"kernel","vcpus":4,"pinned":true,
+ *    "seconds":2.00,"exits":[...],"per_vcpu":..., "aggregate":...}
+ *
+ * Usage: kvm-exit-loop [-i kernel|user] [-n N[,N...]] [-s seconds] [-u]
+ *   -i  in-kernel GICv3 (default) or no in-kernel irqchip ("user")
+ *   -n  vCPU counts to run, default 1,2,4,... up to the number of CPUs
+ *   -s  seconds per measurement (default 2)
+ *   -u  do not pin vCPU threads (also implied when N > CPUs)
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/kvm.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#define GUEST_CODE_GPA	0x40000000UL
+#define GUEST_MEM_SIZE	0x10000UL
+#define MMIO_GPA	0x0a000000UL	/* outside every memslot */
+#define GICD_GPA	0x08000000UL
+#define GICR_GPA	0x080a0000UL
+#define MAX_VCPUS	512
+
+#define die(...) do { fprintf(stderr, "kvm-exit-loop: " __VA_ARGS__); \
+		      fprintf(stderr, " (%s)\n", strerror(errno)); exit(1); } while (0)
+
+/* KVM_REG_ARM_CORE register id of a field of struct kvm_regs. */
+#define CORE_REG(field) (KVM_REG_ARM64 | KVM_REG_SIZE_U64 | KVM_REG_ARM_CORE | \
+			 (offsetof(struct kvm_regs, field) / sizeof(__u32)))
+
+struct vcpu {
+	int fd;
+	struct kvm_run *run;
+	int cpu;		/* -1: not pinned */
+	pthread_t thread;
+	uint64_t exits;
+};
+
+static int kvm_fd, run_size;
+static atomic_int go, stop;
+
+static void set_reg(int vcpu_fd, uint64_t id, uint64_t val)
+{
+	struct kvm_one_reg reg = { .id = id, .addr = (uint64_t)&val };
+
+	if (ioctl(vcpu_fd, KVM_SET_ONE_REG, &reg))
+		die("KVM_SET_ONE_REG 0x%llx", (unsigned long long)id);
+}
+
+static void set_attr(int fd, uint32_t group, uint64_t attr, uint64_t *val)
+{
+	struct kvm_device_attr a = { .group = group, .attr = attr,
+				     .addr = (uint64_t)val };
+
+	if (ioctl(fd, KVM_SET_DEVICE_ATTR, &a))
+		die("KVM_SET_DEVICE_ATTR group %u attr %llu", group,
+		    (unsigned long long)attr);
+}
+
+static void *vcpu_thread(void *arg)
+{
+	struct vcpu *v = arg;
+
+	if (v->cpu >= 0) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(v->cpu, &set);
+		if (pthread_setaffinity_np(pthread_self(), sizeof(set), &set))
+			die("pinning to CPU %d", v->cpu);
+	}
+	while (!atomic_load(&go))
+		;
+	while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
+		if (ioctl(v->fd, KVM_RUN, 0) && errno != EINTR)
+			die("KVM_RUN");
+		if (v->run->exit_reason != KVM_EXIT_MMIO) {
+			fprintf(stderr, "kvm-exit-loop: unexpected exit reason %u\n",
+				v->run->exit_reason);
+			exit(1);
+		}
+		v->exits++;
+	}
+	return NULL;
+}
+
+/* One measurement: a fresh VM with n vCPUs, all looping for `secs`. */
+static void measure(int n, bool kernel_irqchip, bool pin, double secs, int ncpus)
+{
+	/* str w1, [x0]; b .-4 */
+	static const uint32_t code[] = { 0xb9000001, 0x17ffffff };
+	struct kvm_userspace_memory_region mem;
+	struct kvm_create_device gic = { .type = KVM_DEV_TYPE_ARM_VGIC_V3 };
+	struct kvm_vcpu_init init;
+	struct vcpu *vcpus = calloc(n, sizeof(*vcpus));
+	struct timespec t0, t1;
+	uint64_t addr, total = 0;
+	bool pinned = pin && n <= ncpus;
+	void *ram;
+	int vm, i;
+
+	vm = ioctl(kvm_fd, KVM_CREATE_VM, 0);
+	if (vm < 0)
+		die("KVM_CREATE_VM");
+	ram = mmap(NULL, GUEST_MEM_SIZE, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (ram == MAP_FAILED)
+		die("mmap");
+	memcpy(ram, code, sizeof(code));
+	mem = (struct kvm_userspace_memory_region) {
+		.slot = 0, .guest_phys_addr = GUEST_CODE_GPA,
+		.memory_size = GUEST_MEM_SIZE, .userspace_addr = (uint64_t)ram,
+	};
+	if (ioctl(vm, KVM_SET_USER_MEMORY_REGION, &mem))
+		die("KVM_SET_USER_MEMORY_REGION");
+
+	if (kernel_irqchip) {
+		if (ioctl(vm, KVM_CREATE_DEVICE, &gic))
+			die("KVM_CREATE_DEVICE(VGIC_V3): no in-kernel GICv3 (use -i user)");
+		addr = GICD_GPA;
+		set_attr(gic.fd, KVM_DEV_ARM_VGIC_GRP_ADDR, KVM_VGIC_V3_ADDR_TYPE_DIST, &addr);
+		addr = GICR_GPA;
+		set_attr(gic.fd, KVM_DEV_ARM_VGIC_GRP_ADDR, KVM_VGIC_V3_ADDR_TYPE_REDIST, &addr);
+	}
+
+	if (ioctl(vm, KVM_ARM_PREFERRED_TARGET, &init))
+		die("KVM_ARM_PREFERRED_TARGET");
+	for (i = 0; i < n; i++) {
+		struct vcpu *v = &vcpus[i];
+
+		v->fd = ioctl(vm, KVM_CREATE_VCPU, i);
+		if (v->fd < 0)
+			die("KVM_CREATE_VCPU %d", i);
+		v->run = mmap(NULL, run_size, PROT_READ | PROT_WRITE, MAP_SHARED, v->fd, 0);
+		if (v->run == MAP_FAILED)
+			die("mmap kvm_run");
+		if (ioctl(v->fd, KVM_ARM_VCPU_INIT, &init))
+			die("KVM_ARM_VCPU_INIT");
+		set_reg(v->fd, CORE_REG(regs.pc), GUEST_CODE_GPA);
+		set_reg(v->fd, CORE_REG(regs.regs[0]), MMIO_GPA + 8 * i);
+		v->cpu = pinned ? i : -1;
+	}
+	if (kernel_irqchip)
+		set_attr(gic.fd, KVM_DEV_ARM_VGIC_GRP_CTRL, KVM_DEV_ARM_VGIC_CTRL_INIT, NULL);
+
+	atomic_store(&go, 0);
+	atomic_store(&stop, 0);
+	for (i = 0; i < n; i++)
+		if (pthread_create(&vcpus[i].thread, NULL, vcpu_thread, &vcpus[i]))
+			die("pthread_create");
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	atomic_store(&go, 1);
+	usleep((useconds_t)(secs * 1e6));
+	atomic_store(&stop, 1);
+	for (i = 0; i < n; i++)
+		pthread_join(vcpus[i].thread, NULL);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	secs = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+
+	printf("{\"benchmark\":\"exit-loop\",\"irqchip\":\"%s\",\"vcpus\":%d,"
+	       "\"pinned\":%s,\"cpus\":%d,\"seconds\":%.3f,\"exits\":[",
+	       kernel_irqchip ? "kernel" : "user", n, pinned ? "true" : "false",
+	       ncpus, secs);
+	for (i = 0; i < n; i++) {
+		total += vcpus[i].exits;
+		printf("%s%llu", i ? "," : "", (unsigned long long)vcpus[i].exits);
+	}
+	printf("],\"per_vcpu\":%.1f,\"aggregate\":%.1f}\n",
+	       total / secs / n, total / secs);
+	fflush(stdout);
+
+	for (i = 0; i < n; i++) {
+		munmap(vcpus[i].run, run_size);
+		close(vcpus[i].fd);
+	}
+	if (kernel_irqchip)
+		close(gic.fd);
+	close(vm);
+	munmap(ram, GUEST_MEM_SIZE);
+	free(vcpus);
+}
+
+int main(int argc, char **argv)
+{
+	int ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	bool kernel_irqchip = true, pin = true;
+	int counts[64], ncounts = 0, opt, i;
+	double secs = 2.0;
+	char *tok;
+
+	while ((opt = getopt(argc, argv, "i:n:s:uh")) != -1) {
+		switch (opt) {
+		case 'i':
+			if (!strcmp(optarg, "kernel"))
+				kernel_irqchip = true;
+			else if (!strcmp(optarg, "user"))
+				kernel_irqchip = false;
+			else
+				goto usage;
+			break;
+		case 'n':
+			for (tok = strtok(optarg, ","); tok && ncounts < 64; tok = strtok(NULL, ","))
+				counts[ncounts++] = atoi(tok);
+			break;
+		case 's':
+			secs = atof(optarg);
+			break;
+		case 'u':
+			pin = false;
+			break;
+		default:
+			goto usage;
+		}
+	}
+	if (!ncounts)
+		for (i = 1; i <= ncpus && ncounts < 64; i *= 2)
+			counts[ncounts++] = i;
+	for (i = 0; i < ncounts; i++)
+		if (counts[i] < 1 || counts[i] > MAX_VCPUS || secs <= 0)
+			goto usage;
+
+	kvm_fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
+	if (kvm_fd < 0)
+		die("/dev/kvm");
+	run_size = ioctl(kvm_fd, KVM_GET_VCPU_MMAP_SIZE, 0);
+	if (run_size <= 0)
+		die("KVM_GET_VCPU_MMAP_SIZE");
+	for (i = 0; i < ncounts; i++)
+		measure(counts[i], kernel_irqchip, pin, secs, ncpus);
+	return 0;
+usage:
+	fprintf(stderr, "usage: %s [-i kernel|user] [-n N[,N...]] [-s seconds] [-u]\n", argv[0]);
+	return 2;
+}
