@@ -38,7 +38,8 @@ def _num(s):
 def parse(text):
     """Return {class name: {"stats": {...}, "contention_points": [...],
     "contending_points": [...]}}. Read/write classes appear as "name-R" and
-    "name-W"; their call sites are attached to both."""
+    "name-W"; their call sites are attached to both. A name printed twice
+    (lock_stat truncates long names) gets " [2]", " [3]", ... appended."""
     lines = text.splitlines()
     if not lines or not lines[0].startswith("lock_stat version"):
         raise LockStatError("not a /proc/lock_stat file (no 'lock_stat version' header)")
@@ -60,6 +61,13 @@ def parse(text):
         m = CLASS_RE.match(line)
         if m and section is None:
             name = m.group(1).strip()
+            # lock_stat cuts class names at 40 characters, so two classes
+            # can print the same name: keep both.
+            if name in classes:
+                n = 2
+                while f"{name} [{n}]" in classes:
+                    n += 1
+                name = f"{name} [{n}]"
             values = m.group(2).split()
             classes[name] = {"stats": dict(zip(COLUMNS, map(_num, values))),
                              "contention_points": [], "contending_points": []}
