@@ -3,17 +3,20 @@
 # variables (KERNEL_SRC, HOST_MODE, FRAGMENTS, ...) are read by the scripts
 # from the environment and documented in Documentation/harness.rst.
 
-.PHONY: help deps run test hw-run clean distclean
+.PHONY: help deps run test bench hw-run hw-bench clean distclean
 
 help:
 	@echo "make run      build base tree + patches/series, boot under QEMU, run the KVM selftests"
 	@echo "make test     the project's tests (harness behaviour + run list on VHE, nVHE, debug)"
+	@echo "make bench    base vs patched kernel, same config and QEMU, interleaved boots"
 	@echo "make hw-run   the hardware run list natively on an arm64 KVM host (no QEMU)"
+	@echo "make hw-bench the benchmark list natively on an arm64 KVM host"
 	@echo "make deps     install missing Debian packages (as root)"
 	@echo "make clean    remove work trees and results (keeps the base cache and ccache)"
 	@echo "make distclean  remove everything under out/"
 	@echo "Variables: KERNEL_SRC PATCHES FRAGMENTS LLVM HOST_MODE GIC SMP MEM APPEND"
 	@echo "           RUNLIST SKIPLISTS ONLY RUN_NAME OUT JOBS BOOT_TIMEOUT WATCHDOG"
+	@echo "           REPS BENCHLIST (bench)"
 
 deps:
 	@scripts/deps.sh
@@ -24,8 +27,14 @@ run:
 test:
 	@scripts/test.sh
 
+bench:
+	@scripts/bench.sh
+
 hw-run:
 	@scripts/hw-run.sh
+
+hw-bench:
+	@scripts/hw-bench.sh
 
 clean:
 	rm -rf $(or $(OUT),out)/work $(or $(OUT),out)/results $(or $(OUT),out)/state $(or $(OUT),out)/tests

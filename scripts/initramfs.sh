@@ -2,6 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Phase "initramfs": resolve the run list and pack busybox-static (arm64), the
 # installed KVM selftests, the guest init and runner into a cpio initramfs.
+# MODE=bench packs the benchmark programs and $RUN_DIR/benchlist.tsv instead
+# of a run list (scripts/bench.sh).
 #
 #   RUNLIST=selftests/runlist-qemu.txt   run list
 #   SKIPLISTS="..."                      skip lists (default: the selftests/skip-*.txt
@@ -18,15 +20,23 @@ BUILD_DIR=$(build_dir)
 mkdir -p "$RUN_DIR"
 need_tools cpio python3
 
-RUNLIST=${RUNLIST:-$HARNESS_ROOT/selftests/runlist-qemu.txt}
-[ -f "$RUNLIST" ] || die "run list $RUNLIST not found"
-[ -z "${SKIPLISTS+set}" ] && SKIPLISTS=$(default_skiplists qemu "${HOST_MODE:-vhe}" "${GIC:-3}")
-skipargs=()
-for s in $SKIPLISTS; do skipargs+=(--skip "$s"); done
-read -r nrun nskip total < <(python3 "$HARNESS_ROOT/scripts/runlist.py" "$RUNLIST" \
-	"${skipargs[@]}" --only "${ONLY:-}" -o "$RUN_DIR/runlist.tsv") ||
-	die "run list rejected" "fix the entry named above"
-[ -n "${nrun:-}" ] || die "run list rejected" "fix the entry named above"
+if [ "${MODE:-tests}" = bench ]; then
+	# scripts/bench.py resolved the benchmark list into $RUN_DIR already.
+	[ -s "$RUN_DIR/benchlist.tsv" ] || die "no $RUN_DIR/benchlist.tsv" "run scripts/bench.sh"
+	[ -d "$OUT/work/bench-bin" ] || die "no benchmark programs" "run scripts/build-bench.sh"
+	read -r nrun total < <(awk -F'\t' '$1 == "bench" { n++; s += $3 } END { print n + 0, s + 0 }' "$RUN_DIR/benchlist.tsv")
+	nskip=0
+else
+	RUNLIST=${RUNLIST:-$HARNESS_ROOT/selftests/runlist-qemu.txt}
+	[ -f "$RUNLIST" ] || die "run list $RUNLIST not found"
+	[ -z "${SKIPLISTS+set}" ] && SKIPLISTS=$(default_skiplists qemu "${HOST_MODE:-vhe}" "${GIC:-3}")
+	skipargs=()
+	for s in $SKIPLISTS; do skipargs+=(--skip "$s"); done
+	read -r nrun nskip total < <(python3 "$HARNESS_ROOT/scripts/runlist.py" "$RUNLIST" \
+		"${skipargs[@]}" --only "${ONLY:-}" -o "$RUN_DIR/runlist.tsv") ||
+		die "run list rejected" "fix the entry named above"
+	[ -n "${nrun:-}" ] || die "run list rejected" "fix the entry named above"
+fi
 
 # busybox-static for arm64 from its Debian package.
 bb=$(dpkg -L busybox-static:arm64 2>/dev/null | grep -m1 '/busybox$' || true)
@@ -46,10 +56,12 @@ cp "$bb" "$stage/bin/busybox"
 cp "$HARNESS_ROOT/scripts/guest/init" "$stage/init"
 cp "$HARNESS_ROOT/scripts/guest/timeout" "$stage/usr/bin/timeout"
 cp "$HARNESS_ROOT/scripts/guest/run-tests.sh" "$stage/harness/"
-cp "$RUN_DIR/runlist.tsv" "$stage/harness/"
-for f in "$HARNESS_ROOT"/scripts/guest/extra/*; do
-	[ -f "$f" ] && cp "$f" "$stage/harness/"
-done
+if [ "${MODE:-tests}" = bench ]; then
+	cp "$HARNESS_ROOT/scripts/guest/run-bench.sh" "$RUN_DIR/benchlist.tsv" "$stage/harness/"
+	cp -a "$OUT/work/bench-bin" "$stage/bench"
+else
+	cp "$RUN_DIR/runlist.tsv" "$stage/harness/"
+fi
 cp -al "$ksft" "$stage/kselftest" 2>/dev/null || cp -a "$ksft" "$stage/kselftest"
 # The kernel's runner tests for [ -x /usr/bin/timeout ]; busybox provides the rest.
 (cd "$stage" && find . | LC_ALL=C sort | cpio --quiet -o -H newc -R 0:0 >"$initrd") ||
@@ -61,4 +73,4 @@ TESTS_TIMEOUT='$total'
 TESTS_RUN='$nrun'
 TESTS_SKIP='$nskip'
 EOT
-status "$(du -m "$initrd" | cut -f1) MB initramfs, $nrun tests to run, $nskip skipped (timeouts sum ${total}s)"
+status "$(du -m "$initrd" | cut -f1) MB initramfs, $nrun ${MODE:-tests} to run, $nskip skipped (timeouts sum ${total}s)"

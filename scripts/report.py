@@ -17,11 +17,12 @@ import shlex
 import sys
 import xml.etree.ElementTree as ET
 
-RESULT_RE = re.compile(r"^(not ok|ok) (\d+) (?:selftests: (\S+): )?(\S+)(?:\s+#\s*(.*))?$")
+RESULT_RE = re.compile(r"^(not ok|ok) (\d+) (?:selftests: (\S+): |bench: )?(\S+)(?:\s+#\s*(.*))?$")
 
 
 def parse_tap(text):
-    """Parse a TAP 13 stream as the kselftest runner prints it.
+    """Parse a TAP 13 stream as the kselftest runner prints it (and as
+    scripts/guest/run-bench.sh prints it, with "bench: <name>" results).
 
     Returns (plan, tests) where tests is a list of dicts in stream order:
     name, number, result (pass/fail/skip), reason, output (list of lines),

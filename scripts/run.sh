@@ -51,41 +51,7 @@ repro="$repro FRAGMENTS='$FRAGMENTS' HOST_MODE=$HOST_MODE GIC=$GIC SMP=$SMP MEM=
 [ "$RUNLIST" != "$HARNESS_ROOT/selftests/runlist-qemu.txt" ] && repro="$repro RUNLIST=$RUNLIST"
 [ -n "${ONLY:-}" ] && repro="$repro ONLY='$ONLY'"
 [ -n "${APPEND:-}" ] && repro="$repro APPEND='$APPEND'"
-project_rev=$(git -C "$HARNESS_ROOT" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
-[ -n "$(git -C "$HARNESS_ROOT" status --porcelain -- patches kernel-config selftests scripts 2>/dev/null)" ] &&
-	project_rev="$project_rev+local-changes"
-if [ -n "${LLVM:-}" ]; then cc_version=$(clang --version | head -n 1)
-else cc_version=$("${CROSS_COMPILE}gcc" --version | head -n 1); fi
-export M_RUN=$RUN_NAME M_REPRO="$repro (project $project_rev)" M_PROJECT_REV=$project_rev \
-	M_BASE_VERSION=$BASE_VERSION M_BASE_ORIGIN=$BASE_ORIGIN M_BASE_SHA256=$BASE_SHA256 \
-	M_BASE_KIND=$BASE_KIND M_BASE_PKG=$BASE_PKG_VERSION M_SERIES_HASH=$APPLIED_SERIES_HASH \
-	M_SERIES_COUNT=$APPLIED_COUNT M_CONFIG_HASH=$(sha256_file "$BUILD_DIR/.config") \
-	M_FRAGMENTS=$FRAGMENTS M_CC=$cc_version M_SELFTEST_CC="$("${CROSS_COMPILE:-aarch64-linux-gnu-}gcc" --version | head -n 1)" \
-	M_QEMU="$(qemu-system-aarch64 --version | head -n 1)" M_HOST_MODE=$HOST_MODE M_GIC=$GIC \
-	M_SMP=$SMP M_MEM=$MEM M_RUNLIST=${RUNLIST#"$HARNESS_ROOT"/} M_IMAGE_SHA256=$(sha256_file "$BUILD_DIR/arch/arm64/boot/Image")
-python3 - "$RUN_DIR/metadata.json" <<'PY'
-import json, os, sys, datetime
-e = os.environ
-meta = {
-    "run": e["M_RUN"],
-    "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-    "reproduce": e["M_REPRO"],
-    "project_revision": e["M_PROJECT_REV"],
-    "base": {"version": e["M_BASE_VERSION"], "origin": e["M_BASE_ORIGIN"], "kind": e["M_BASE_KIND"],
-             "tarball_sha256": e["M_BASE_SHA256"] or None, "package_version": e["M_BASE_PKG"] or None},
-    "series": {"hash": e["M_SERIES_HASH"], "patches": int(e["M_SERIES_COUNT"])},
-    "config": {"fragments": e["M_FRAGMENTS"].split(), "hash": e["M_CONFIG_HASH"]},
-    "image_sha256": e["M_IMAGE_SHA256"],
-    "toolchain": {"kernel": e["M_CC"], "selftests": e["M_SELFTEST_CC"]},
-    "qemu": e["M_QEMU"],
-    "platform": "qemu-tcg",
-    "host_mode": e["M_HOST_MODE"], "gic": int(e["M_GIC"]), "smp": int(e["M_SMP"]), "mem": e["M_MEM"],
-    "runlist": e["M_RUNLIST"],
-}
-with open(sys.argv[1], "w") as f:
-    json.dump(meta, f, indent=2)
-    f.write("\n")
-PY
+"$S"/metadata.sh "$RUN_DIR/metadata.json" "$RUN_NAME" "$repro"
 
 boot_rc=0
 KERNEL=$BUILD_DIR/arch/arm64/boot/Image INITRD=$INITRD "$S"/boot-qemu.sh || boot_rc=$?

@@ -1,0 +1,378 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Benchmark lists, results and reports.
+
+  bench.py resolve BENCHLIST [--only NAMES] -o benchlist.tsv
+      check a benchmark list and write the guest's resolved list
+  bench.py collect --raw DIR [--raw DIR ...] --out DIR
+      turn the raw streams of interleaved boots (DIR/<variant>-<rep>/tap.txt
+      with DIR/<variant>-<rep>/metadata.json) into bench.json, bench.md and
+      PNG plots
+  bench.py hw --raw DIR... --out FILE
+      the same for native runs on one kernel: a single-kernel results file
+  bench.py compare BEFORE.json AFTER.json --out DIR
+      two single-kernel files (make hw-bench before/after) -> bench.json etc.
+
+Benchmark list lines:
+  <name> <timeout s> <lock classes, comma separated, or -> <program> [args]
+
+Metric kinds: "count" (lock acquisitions and contentions, exits, calls:
+TCG does not distort them), "rate" and "latency" (under TCG: indicative only).
+"""
+import argparse
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import lockstat  # noqa: E402
+import report    # noqa: E402  (the TAP parser)
+
+
+class BenchError(Exception):
+    pass
+
+
+def parse_benchlist(path):
+    entries, seen = [], set()
+    with open(path, encoding="utf-8") as f:
+        for lineno, raw in enumerate(f, 1):
+            line = raw.split("#", 1)[0].strip()
+            if not line:
+                continue
+            fields = line.split(None, 4)
+            where = f"{path}:{lineno}"
+            if len(fields) < 4:
+                raise BenchError(f"{where}: expected '<name> <timeout> <classes|-> <program> [args]'")
+            name, timeout, classes, prog = fields[:4]
+            args = fields[4] if len(fields) > 4 else ""
+            if not timeout.isdigit() or int(timeout) <= 0:
+                raise BenchError(f"{where}: timeout of {name} must be positive seconds")
+            if name in seen:
+                raise BenchError(f"{where}: {name} listed twice")
+            seen.add(name)
+            entries.append({"name": name, "timeout": int(timeout),
+                            "classes": [] if classes == "-" else classes.split(","),
+                            "program": prog, "args": args})
+    return entries
+
+
+# ---- metrics from one benchmark's output -------------------------------
+
+def metrics_from_output(lines):
+    """(metric, kind, unit, value) tuples from a benchmark's stdout."""
+    out = []
+    for line in lines:
+        line = line.strip()
+        if line.startswith("{"):
+            try:
+                obj = json.loads(line)
+            except ValueError:
+                continue
+            kind = obj.get("benchmark")
+            if kind == "exit-loop":
+                tag = f"{obj['vcpus']} vCPUs{'' if obj['pinned'] else ' unpinned'}"
+                out.append((f"exits/s per vCPU, {tag}", "rate", "exits/s", obj["per_vcpu"]))
+                out.append((f"exits/s aggregate, {tag}", "rate", "exits/s", obj["aggregate"]))
+                out.append((f"exits, {tag}", "count", "exits", sum(obj["exits"])))
+            elif kind == "irqfd":
+                for op in ("assign", "deassign"):
+                    for p in ("p50", "p99", "max"):
+                        out.append((f"KVM_IRQFD {op} {p}, {obj['background_vms']} background VMs",
+                                    "latency", "ns", obj[f"{op}_ns"][p]))
+        m = re.match(r"Rate: ([\d.]+) LPIs/sec", line)
+        if m:
+            out.append(("LPI injection rate", "rate", "LPIs/s", float(m.group(1))))
+    return out
+
+
+def metrics_from_lockstat(text, classes):
+    """Counts for the named classes: acquisitions, contentions, and the
+    contentions per contention-point function."""
+    out = []
+    parsed = lockstat.parse(text)
+    for want in classes:
+        sel = lockstat.select(parsed, [want])
+        acq = sum(c["stats"]["acquisitions"] for c in sel.values())
+        con = sum(c["stats"]["contentions"] for c in sel.values())
+        label = want.lstrip("&")
+        out.append((f"lock_stat {label} acquisitions", "count", "acquisitions", acq))
+        out.append((f"lock_stat {label} contentions", "count", "contentions", con))
+        sites = {}
+        for c in sel.values():
+            for s in c["contention_points"]:
+                fn = lockstat.site_function(s["symbol"])
+                sites[fn] = sites.get(fn, 0) + s["count"]
+        for fn, n in sorted(sites.items()):
+            out.append((f"lock_stat {label} contentions at {fn}", "count", "contentions", n))
+    return out
+
+
+def split_lockstat(output):
+    """Separate a benchmark's own output from its /proc/lock_stat dump."""
+    own, ls, inside = [], [], False
+    for line in output:
+        if line == "@lock_stat-begin":
+            inside = True
+        elif line == "@lock_stat-end":
+            inside = False
+        elif inside:
+            ls.append(line)
+        else:
+            own.append(line)
+    return own, ("\n".join(ls) if ls else None)
+
+
+def run_metrics(tap_text, benchlist):
+    """{benchmark: {"ok": bool, "reason": str, "metrics": [(m, kind, unit, v)]}}
+    for one boot's stream."""
+    classes = {e["name"]: e["classes"] for e in benchlist}
+    _, tests = report.parse_tap(tap_text)
+    res = {}
+    for t in tests:
+        own, ls = split_lockstat(t["output"])
+        metrics = metrics_from_output(own)
+        if ls is not None and classes.get(t["name"]):
+            metrics += metrics_from_lockstat(ls, classes[t["name"]])
+        res[t["name"]] = {"ok": t["result"] == "pass", "reason": t["reason"], "metrics": metrics}
+    return res
+
+
+# ---- aggregation --------------------------------------------------------
+
+def summarize(values):
+    if not values:
+        return {"median": None, "min": None, "max": None}
+    return {"median": statistics.median(values), "min": min(values), "max": max(values)}
+
+
+def combine(per_variant, order):
+    """per_variant: {"base": [run_metrics...], "patched": [...]} ->
+    the flat, stable results list of bench.json."""
+    keys = {}
+    for variant, runs in per_variant.items():
+        for run in runs:
+            for bench, r in run.items():
+                for metric, kind, unit, value in r["metrics"]:
+                    k = (bench, metric)
+                    keys.setdefault(k, {"kind": kind, "unit": unit, "base": [], "patched": []})
+                    keys[k][variant].append(value)
+    results = []
+    for (bench, metric), d in keys.items():
+        b, p = summarize(d["base"]), summarize(d["patched"])
+        ratio = None
+        if b["median"] not in (None, 0) and p["median"] is not None:
+            ratio = p["median"] / b["median"]
+        results.append({"benchmark": bench, "metric": metric, "kind": d["kind"], "unit": d["unit"],
+                        "base": d["base"], "patched": d["patched"],
+                        "base_median": b["median"], "base_min": b["min"], "base_max": b["max"],
+                        "patched_median": p["median"], "patched_min": p["min"], "patched_max": p["max"],
+                        "ratio": ratio})
+    results.sort(key=lambda r: (r["benchmark"], r["kind"], r["metric"]))
+    return results
+
+
+def fmt(v):
+    if v is None:
+        return "-"
+    if isinstance(v, float) and not v.is_integer():
+        return f"{v:,.1f}"
+    return f"{int(v):,}"
+
+
+KIND_NOTE = {"count": "count (TCG does not distort)", "rate": "rate (TCG: indicative)",
+             "latency": "latency (TCG: indicative)"}
+
+
+def write_markdown(path, doc):
+    m = doc["metadata"]
+    out = ["# Benchmarks: base vs patched", "",
+           f"- command: `{m.get('reproduce', '')}`",
+           f"- base tree: {m.get('base', {}).get('origin', '')} ({m.get('base', {}).get('version', '')})",
+           f"- series: {m.get('series', {}).get('patches', '?')} patches, hash {m.get('series', {}).get('hash', '')[:12]}",
+           f"- config: {' '.join(m.get('config', {}).get('fragments', []))}; platform {m.get('platform', '')}, "
+           f"{m.get('host_mode', '')} host, {m.get('smp', '')} CPUs",
+           f"- repetitions: {doc.get('repetitions')}, order: {', '.join(doc.get('order', []))}",
+           "", "Medians with [min - max] over the repetitions; ratio = patched median / base median.", ""]
+    bench = None
+    for r in doc["results"]:
+        if r["benchmark"] != bench:
+            bench = r["benchmark"]
+            out += ["", f"## {bench}", "",
+                    "| metric | kind | base | patched | ratio |", "| --- | --- | --- | --- | --- |"]
+        ratio = "-" if r["ratio"] is None else f"{r['ratio']:.3f}"
+        out.append(f"| {r['metric']} | {KIND_NOTE[r['kind']]} | {fmt(r['base_median'])} "
+                   f"[{fmt(r['base_min'])} - {fmt(r['base_max'])}] | {fmt(r['patched_median'])} "
+                   f"[{fmt(r['patched_min'])} - {fmt(r['patched_max'])}] | {ratio} |")
+    if doc.get("errors"):
+        out += ["", "## Errors", ""] + [f"- {e}" for e in doc["errors"]]
+    for p in doc.get("plots", []):
+        out += ["", f"![{p}]({p})"]
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("\n".join(out) + "\n")
+
+
+def plot_exit_loop(doc, outdir):
+    """Exits/s per vCPU against the vCPU count, base and patched, per
+    benchmark: a PNG per exit-loop benchmark (gnuplot)."""
+    plots = []
+    if subprocess.run(["sh", "-c", "command -v gnuplot"], capture_output=True).returncode:
+        return plots
+    by_bench = {}
+    for r in doc["results"]:
+        m = re.match(r"exits/s per vCPU, (\d+) vCPUs$", r["metric"])
+        if m:
+            by_bench.setdefault(r["benchmark"], []).append((int(m.group(1)), r))
+    for bench, rows in by_bench.items():
+        rows.sort()
+        dat = os.path.join(outdir, f"{bench}.dat")
+        with open(dat, "w") as f:
+            for n, r in rows:
+                f.write(f"{n} {r['base_median'] or 0} {r['base_min'] or 0} {r['base_max'] or 0} "
+                        f"{r['patched_median'] or 0} {r['patched_min'] or 0} {r['patched_max'] or 0}\n")
+        png = f"{bench}.png"
+        script = (f"set terminal png size 800,500; set output '{os.path.join(outdir, png)}';"
+                  f"set title '{bench}: exits/s per vCPU (pinned), median with min/max';"
+                  "set xlabel 'vCPUs'; set ylabel 'exits/s per vCPU'; set logscale x 2; set yrange [0:*];"
+                  "set key bottom left;"
+                  f"plot '{dat}' using 1:2:3:4 with yerrorlines title 'base',"
+                  f" '{dat}' using 1:5:6:7 with yerrorlines title 'patched'")
+        if subprocess.run(["gnuplot", "-e", script], capture_output=True).returncode == 0:
+            plots.append(png)
+    return plots
+
+
+def print_table(doc):
+    w = max([len(r["metric"]) for r in doc["results"]] + [10])
+    bench = None
+    for r in doc["results"]:
+        if r["benchmark"] != bench:
+            bench = r["benchmark"]
+            print(f"\n{bench}")
+        ratio = "-" if r["ratio"] is None else f"{r['ratio']:.3f}"
+        print(f"  {r['metric']:<{w}}  {r['kind']:<7}  base {fmt(r['base_median']):>12}  "
+              f"patched {fmt(r['patched_median']):>12}  ratio {ratio}")
+
+
+def load_raw(dirs, benchlist_entries):
+    per_variant, order, errors, metas = {}, [], [], {}
+    for d in dirs:
+        name = os.path.basename(os.path.normpath(d))
+        variant = name.rsplit("-", 1)[0]
+        text = open(os.path.join(d, "tap.txt"), encoding="utf-8", errors="replace").read()
+        run = run_metrics(text, benchlist_entries)
+        for bench, r in run.items():
+            if not r["ok"]:
+                errors.append(f"{name}: {bench}: {r['reason']}")
+        if "# harness: done" not in text:
+            errors.append(f"{name}: the guest did not finish its list")
+        per_variant.setdefault(variant, []).append(run)
+        order.append(name)
+        mp = os.path.join(d, "metadata.json")
+        if os.path.exists(mp):
+            metas[variant] = json.load(open(mp))
+    return per_variant, order, errors, metas
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    r = sub.add_parser("resolve")
+    r.add_argument("benchlist")
+    r.add_argument("--only", default="")
+    r.add_argument("-o", "--output", required=True)
+    c = sub.add_parser("collect")
+    c.add_argument("--raw", action="append", required=True)
+    c.add_argument("--benchlist", required=True)
+    c.add_argument("--out", required=True)
+    c.add_argument("--repetitions", type=int)
+    h = sub.add_parser("hw")
+    h.add_argument("--raw", action="append", required=True)
+    h.add_argument("--benchlist", required=True)
+    h.add_argument("--out", required=True)
+    h.add_argument("--kernel", required=True)
+    k = sub.add_parser("compare")
+    k.add_argument("before")
+    k.add_argument("after")
+    k.add_argument("--out", required=True)
+    a = ap.parse_args()
+
+    try:
+        if a.cmd == "resolve":
+            entries = parse_benchlist(a.benchlist)
+            only = [x for x in a.only.replace(",", " ").split() if x]
+            names = {e["name"] for e in entries}
+            for o in only:
+                if o not in names:
+                    raise BenchError(f"ONLY: '{o}' is not in {a.benchlist}")
+            total = 0
+            with open(a.output, "w") as f:
+                for e in entries:
+                    if only and e["name"] not in only:
+                        continue
+                    f.write(f"bench\t{e['name']}\t{e['timeout']}\t{','.join(e['classes']) or '-'}\t"
+                            f"{e['program']}\t{e['args']}\n")
+                    total += e["timeout"]
+            print(total)
+            return 0
+        if a.cmd in ("collect", "hw"):
+            entries = parse_benchlist(a.benchlist)
+            per_variant, order, errors, metas = load_raw(a.raw, entries)
+        if a.cmd == "collect":
+            doc = {"schema": 1, "metadata": metas.get("patched") or metas.get("base") or {},
+                   "metadata_base": metas.get("base"), "repetitions": a.repetitions,
+                   "order": order, "errors": errors,
+                   "results": combine({"base": per_variant.get("base", []),
+                                       "patched": per_variant.get("patched", [])}, order)}
+        elif a.cmd == "hw":
+            runs = [run for v in per_variant.values() for run in v]
+            res = combine({"base": runs}, order)
+            doc = {"schema": 1, "kernel": a.kernel, "order": order, "errors": errors,
+                   "metadata": next(iter(metas.values()), {}),
+                   "results": [{"benchmark": x["benchmark"], "metric": x["metric"], "kind": x["kind"],
+                                "unit": x["unit"], "values": x["base"]} for x in res]}
+            with open(a.out, "w") as f:
+                json.dump(doc, f, indent=1)
+                f.write("\n")
+            print(f"{len(doc['results'])} metrics for kernel {a.kernel} in {a.out}")
+            return 1 if errors else 0
+        elif a.cmd == "compare":
+            before, after = json.load(open(a.before)), json.load(open(a.after))
+            keys = {}
+            for label, d in (("base", before), ("patched", after)):
+                for x in d["results"]:
+                    k = keys.setdefault((x["benchmark"], x["metric"]),
+                                        {"kind": x["kind"], "unit": x["unit"], "base": [], "patched": []})
+                    k[label] = x["values"]
+            fake = {"base": [], "patched": []}
+            for (bench, metric), d in keys.items():
+                for label in ("base", "patched"):
+                    for v in d[label]:
+                        fake[label].append({bench: {"ok": True, "reason": "",
+                                                    "metrics": [(metric, d["kind"], d["unit"], v)]}})
+            doc = {"schema": 1, "metadata": {"platform": "hardware",
+                                             "reproduce": f"scripts/bench.py compare {a.before} {a.after}",
+                                             "base": {"origin": f"kernel {before.get('kernel')}"}},
+                   "before_kernel": before.get("kernel"), "after_kernel": after.get("kernel"),
+                   "order": [], "errors": before.get("errors", []) + after.get("errors", []),
+                   "results": combine(fake, [])}
+        os.makedirs(a.out, exist_ok=True)
+        doc["plots"] = plot_exit_loop(doc, a.out)
+        with open(os.path.join(a.out, "bench.json"), "w") as f:
+            json.dump(doc, f, indent=1)
+            f.write("\n")
+        write_markdown(os.path.join(a.out, "bench.md"), doc)
+        print_table(doc)
+        for e in doc["errors"]:
+            print(f"ERROR: {e}", file=sys.stderr)
+        return 1 if doc["errors"] else 0
+    except (OSError, BenchError, lockstat.LockStatError, KeyError, ValueError) as e:
+        print(f"[harness] bench: ERROR: {e}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

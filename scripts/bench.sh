@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# make bench: the base kernel (empty series) and the patched kernel (full
+# series), same base tree, same config, same QEMU command, the benchmark
+# list run on each in interleaved boots (base, patched, base, patched, ...).
+# Writes $OUT/results/bench/{bench.json,bench.md,*.png,raw/} and
+# $OUT/results/bench.json.
+#
+# Variables: REPS (3), BENCHLIST (selftests/benchlist-qemu.txt), ONLY,
+# FRAGMENTS ("kvm-host debug": lock_stat needs the debug config), HOST_MODE
+# (vhe), GIC (3), SMP (4), MEM (3G), KERNEL_SRC, PATCHES, LLVM.
+. "$(dirname "$0")/lib.sh"
+set -e
+S=$HARNESS_ROOT/scripts
+t_start=$(date +%s)
+
+REPS=${REPS:-3}
+export FRAGMENTS=${FRAGMENTS:-kvm-host debug}
+export HOST_MODE=${HOST_MODE:-vhe} GIC=${GIC:-3} SMP=${SMP:-4} MEM=${MEM:-3G}
+BENCHLIST=${BENCHLIST:-$HARNESS_ROOT/selftests/benchlist-qemu.txt}
+PATCHES=${PATCHES:-$HARNESS_ROOT/patches}
+BENCH_DIR=$OUT/results/bench
+case "$REPS" in ''|*[!0-9]*|0) PHASE=bench die "REPS=$REPS: give a positive number" ;; esac
+[ -f "$BENCHLIST" ] || PHASE=bench die "benchmark list $BENCHLIST not found"
+
+EXTRA_PACKAGES="gnuplot-nox ${EXTRA_PACKAGES:-}" "$S"/deps.sh
+"$S"/base-tree.sh
+
+# The two kernels: the same pipeline, two work trees.
+empty=$OUT/state/empty-series
+mkdir -p "$empty"
+echo "# the base kernel: no patches" >"$empty/series"
+for v in base patched; do
+	if [ $v = base ]; then p=$empty; else p=$PATCHES; fi
+	VARIANT=$v PATCHES=$p "$S"/apply-series.sh
+	VARIANT=$v "$S"/config.sh
+	VARIANT=$v "$S"/build-kernel.sh
+	VARIANT=$v "$S"/build-selftests.sh
+done
+VARIANT=base "$S"/build-bench.sh
+
+rm -rf "$BENCH_DIR"
+mkdir -p "$BENCH_DIR/raw"
+phase_start bench
+total=$(python3 "$S"/bench.py resolve "$BENCHLIST" --only "${ONLY:-}" -o "$BENCH_DIR/benchlist.tsv") ||
+	die "benchmark list rejected" "fix the entry named above"
+export TESTS_TIMEOUT=$total
+repro="make bench REPS=$REPS FRAGMENTS='$FRAGMENTS' HOST_MODE=$HOST_MODE GIC=$GIC SMP=$SMP MEM=$MEM"
+[ -n "${KERNEL_SRC:-}" ] && repro="$repro KERNEL_SRC=$KERNEL_SRC"
+[ "$PATCHES" != "$HARNESS_ROOT/patches" ] && repro="$repro PATCHES=$PATCHES"
+[ -n "${ONLY:-}" ] && repro="$repro ONLY='$ONLY'"
+[ "$BENCHLIST" != "$HARNESS_ROOT/selftests/benchlist-qemu.txt" ] && repro="$repro BENCHLIST=$BENCHLIST"
+
+raws=()
+failed=0
+for rep in $(seq 1 "$REPS"); do
+	for v in base patched; do
+		export VARIANT=$v RUN_DIR=$BENCH_DIR/raw/$v-$rep
+		mkdir -p "$RUN_DIR"
+		cp "$BENCH_DIR/benchlist.tsv" "$RUN_DIR/"
+		info "boot $rep/$REPS: $v kernel"
+		RUNLIST=$BENCHLIST "$S"/metadata.sh "$RUN_DIR/metadata.json" "bench-$v-$rep" "$repro"
+		MODE=bench "$S"/initramfs.sh
+		. "$RUN_DIR/initramfs.env"
+		rc=0
+		KERNEL=$(build_dir)/arch/arm64/boot/Image INITRD=$INITRD "$S"/boot-qemu.sh || rc=$?
+		rm -f "$INITRD"
+		[ $rc -eq 1 ] && die "QEMU could not run the $v kernel"
+		# The console of every boot is scanned like a test run's.
+		python3 "$S"/report.py --run-dir "$RUN_DIR" --meta "$RUN_DIR/metadata.json" \
+			--splats "$HARNESS_ROOT/selftests/console-splats.txt" >"$RUN_DIR/report.txt" ||
+			{ failed=1; warn "$v boot $rep: $(tail -n 1 "$RUN_DIR/report.txt")"; grep -E '^(SPLAT|GUEST)' "$RUN_DIR/report.txt" >&2 || true; }
+		raws+=(--raw "$RUN_DIR")
+	done
+done
+
+phase_start bench-report
+rc=0
+python3 "$S"/bench.py collect "${raws[@]}" --benchlist "$BENCHLIST" \
+	--out "$BENCH_DIR" --repetitions "$REPS" || rc=$?
+cp "$BENCH_DIR/bench.json" "$OUT/results/bench.json" 2>/dev/null || true
+_phase_t0=$t_start
+if [ $rc -ne 0 ] || [ $failed -ne 0 ]; then
+	die "benchmarks finished with errors (above); report in ${BENCH_DIR#"$PWD"/}/bench.md"
+fi
+status "report in ${BENCH_DIR#"$PWD"/}/bench.md, data in ${OUT#"$PWD"/}/results/bench.json"

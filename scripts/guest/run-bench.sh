@@ -1,0 +1,59 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Run a resolved benchmark list and print one TAP 13 stream: each
+# benchmark's output and, when the kernel has lock_stat, the /proc/lock_stat
+# taken over exactly that benchmark, as "# " comment lines between
+# "# bench: begin <name>" and its result line. scripts/bench.py reads it.
+#
+#   run-bench.sh <benchlist.tsv> <kselftest install dir> <bench bin dir>
+#
+# benchlist.tsv lines (tab separated, from scripts/bench.py resolve):
+#   bench <name> <timeout seconds> <lock classes> <command> [arguments]
+# The command is looked up in the bench bin dir, then among the installed
+# KVM selftests. Runs in the QEMU guest (busybox sh) and on arm64 hosts.
+list=$1
+ksft=$(cd "$2" && pwd) || exit 1
+bin=$(cd "$3" && pwd) || exit 1
+tab=$(printf '\t')
+total=$(grep -c "^bench$tab" "$list")
+echo "TAP version 13"
+echo "1..$total"
+echo "# harness: kernel $(uname -r), $(nproc) CPUs"
+lockstat=
+[ -w /proc/sys/kernel/lock_stat ] && [ -r /proc/lock_stat ] && lockstat=1
+echo "# harness: lock_stat ${lockstat:+available}${lockstat:-not available}"
+i=0
+while IFS="$tab" read -r kind name timeout classes cmd args; do
+	[ "$kind" = bench ] || continue
+	i=$((i + 1))
+	echo "# bench: begin $name"
+	exe=$bin/$cmd
+	[ -x "$exe" ] || exe=$(find "$ksft/kvm" -type f -name "$cmd" | head -n 1)
+	if [ -z "$exe" ] || [ ! -x "$exe" ]; then
+		echo "not ok $i bench: $name # no program '$cmd'"
+		continue
+	fi
+	if [ -n "$lockstat" ]; then
+		echo 0 >/proc/lock_stat
+		echo 1 >/proc/sys/kernel/lock_stat
+	fi
+	out=/tmp/bench.$i
+	t0=$(date +%s)
+	# shellcheck disable=SC2086
+	timeout "$timeout" "$exe" $args </dev/null >"$out" 2>&1
+	rc=$?
+	[ -n "$lockstat" ] && echo 0 >/proc/sys/kernel/lock_stat
+	sed 's/^/# /' "$out"
+	if [ -n "$lockstat" ]; then
+		echo "# @lock_stat-begin"
+		sed 's/^/# /' /proc/lock_stat
+		echo "# @lock_stat-end"
+	fi
+	echo "# harness: duration $name $(( $(date +%s) - t0 ))s"
+	case $rc in
+		0) echo "ok $i bench: $name" ;;
+		124) echo "not ok $i bench: $name # TIMEOUT $timeout seconds" ;;
+		*) echo "not ok $i bench: $name # exit=$rc" ;;
+	esac
+	rm -f "$out"
+done <"$list"

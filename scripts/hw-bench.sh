@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# make hw-bench: the benchmark list natively on an arm64 KVM host, on the
+# running kernel, REPS times. Writes $OUT/results/hw-bench-<uname -r>.json
+# (one kernel). Run it once on the base kernel and once on the patched one,
+# then: scripts/bench.py compare BEFORE.json AFTER.json --out DIR
+# (Documentation/benchmarks.rst has the procedure).
+#
+#   hw-bench.sh [--dry-run]
+# Variables: REPS (5), BENCHLIST (selftests/benchlist-hw.txt), ONLY,
+# KERNEL_SRC, PATCHES (for the selftests built from the tree).
+. "$(dirname "$0")/lib.sh"
+set -e
+phase_start hw-bench
+S=$HARNESS_ROOT/scripts
+REPS=${REPS:-5}
+BENCHLIST=${BENCHLIST:-$HARNESS_ROOT/selftests/benchlist-hw.txt}
+kernel=$(uname -r)
+dir=$OUT/results/hw-bench-$kernel
+mkdir -p "$dir"
+total=$(python3 "$S"/bench.py resolve "$BENCHLIST" --only "${ONLY:-}" -o "$dir/benchlist.tsv") ||
+	die "benchmark list rejected" "fix the entry named above"
+
+if [ "${1:-}" = --dry-run ]; then
+	info "dry run: $REPS repetitions of $(grep -c . "$dir/benchlist.tsv") benchmarks (timeouts sum ${total}s each)"
+	cut -f2,5,6 "$dir/benchlist.tsv" | sed 's/^/  /'
+	status "dry run done (nothing executed)"
+	exit 0
+fi
+[ -z "${1:-}" ] || die "unknown argument '$1'" "usage: hw-bench.sh [--dry-run]"
+[ "$(uname -m)" = aarch64 ] || die "this is not an arm64 host ($(uname -m))" \
+	"run make hw-bench on the arm64 machine; here use make bench (QEMU)"
+[ -c /dev/kvm ] && [ -w /dev/kvm ] || die "no writable /dev/kvm" "boot a KVM host kernel and run as root"
+
+export VARIANT=${VARIANT:-hw}
+"$S"/base-tree.sh
+"$S"/apply-series.sh
+build=$OUT/work/$VARIANT/build-hw
+mkdir -p "$build"
+make -s -C "$OUT/work/$VARIANT/src" O="$build" headers_install >"$build/headers.log" 2>&1 ||
+	die "headers_install failed" "see $build/headers.log"
+BUILD_DIR=$build "$S"/build-selftests.sh
+BUILD_DIR=$build BENCH_BIN=$build/bench-bin "$S"/build-bench.sh
+
+phase_start hw-bench
+raws=()
+for rep in $(seq 1 "$REPS"); do
+	rd=$dir/raw/run-$rep
+	mkdir -p "$rd"
+	info "repetition $rep/$REPS on $kernel"
+	"$S"/guest/run-bench.sh "$dir/benchlist.tsv" "$build/kselftest_install" "$build/bench-bin" >"$rd/tap.txt"
+	echo "# harness: done" >>"$rd/tap.txt"
+	raws+=(--raw "$rd")
+done
+python3 "$S"/bench.py hw "${raws[@]}" --benchlist "$BENCHLIST" --kernel "$kernel" \
+	--out "$OUT/results/hw-bench-$kernel.json"
+status "results in ${OUT#"$PWD"/}/results/hw-bench-$kernel.json"

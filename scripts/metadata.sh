@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# metadata.sh <file> <run name> <reproducer command>: write a run's
+# metadata.json before the run (TuxMake's metadata.json in spirit): inputs,
+# versions and hashes of the current VARIANT/FRAGMENTS build, and the command
+# that reproduces the run.
+. "$(dirname "$0")/lib.sh"
+phase_start metadata
+. "$OUT/state/base.env"
+. "$OUT/work/${VARIANT:-patched}/applied.env"
+BUILD_DIR=$(build_dir)
+RUNLIST=${RUNLIST:-$HARNESS_ROOT/selftests/runlist-qemu.txt}
+project_rev=$(git -C "$HARNESS_ROOT" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+[ -n "$(git -C "$HARNESS_ROOT" status --porcelain -- patches kernel-config selftests scripts 2>/dev/null)" ] &&
+	project_rev="$project_rev+local-changes"
+if [ -n "${LLVM:-}" ]; then cc_version=$(clang --version | head -n 1)
+else cc_version=$("${CROSS_COMPILE}gcc" --version | head -n 1); fi
+export M_RUN=$2 M_REPRO="$3 (project $project_rev)" M_PROJECT_REV=$project_rev \
+	M_BASE_VERSION=$BASE_VERSION M_BASE_ORIGIN=$BASE_ORIGIN M_BASE_SHA256=$BASE_SHA256 \
+	M_BASE_KIND=$BASE_KIND M_BASE_PKG=$BASE_PKG_VERSION M_SERIES_HASH=$APPLIED_SERIES_HASH \
+	M_SERIES_COUNT=$APPLIED_COUNT M_CONFIG_HASH=$(sha256_file "$BUILD_DIR/.config") \
+	M_FRAGMENTS=$FRAGMENTS M_CC=$cc_version M_SELFTEST_CC="$("${CROSS_COMPILE:-aarch64-linux-gnu-}gcc" --version | head -n 1)" \
+	M_QEMU="$(qemu-system-aarch64 --version | head -n 1)" M_HOST_MODE=$HOST_MODE M_GIC=$GIC \
+	M_SMP=$SMP M_MEM=$MEM M_RUNLIST=${RUNLIST#"$HARNESS_ROOT"/} M_PLATFORM=${PLATFORM:-qemu-tcg} M_IMAGE_SHA256=$(sha256_file "$BUILD_DIR/arch/arm64/boot/Image")
+python3 - "$1" <<'PY'
+import json, os, sys, datetime
+e = os.environ
+meta = {
+    "run": e["M_RUN"],
+    "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+    "reproduce": e["M_REPRO"],
+    "project_revision": e["M_PROJECT_REV"],
+    "base": {"version": e["M_BASE_VERSION"], "origin": e["M_BASE_ORIGIN"], "kind": e["M_BASE_KIND"],
+             "tarball_sha256": e["M_BASE_SHA256"] or None, "package_version": e["M_BASE_PKG"] or None},
+    "series": {"hash": e["M_SERIES_HASH"], "patches": int(e["M_SERIES_COUNT"])},
+    "config": {"fragments": e["M_FRAGMENTS"].split(), "hash": e["M_CONFIG_HASH"]},
+    "image_sha256": e["M_IMAGE_SHA256"],
+    "toolchain": {"kernel": e["M_CC"], "selftests": e["M_SELFTEST_CC"]},
+    "qemu": e["M_QEMU"],
+    "platform": e["M_PLATFORM"],
+    "host_mode": e["M_HOST_MODE"], "gic": int(e["M_GIC"]), "smp": int(e["M_SMP"]), "mem": e["M_MEM"],
+    "runlist": e["M_RUNLIST"],
+}
+with open(sys.argv[1], "w") as f:
+    json.dump(meta, f, indent=2)
+    f.write("\n")
+PY
