@@ -19,6 +19,9 @@
  *   -n  vCPU counts to run, default 1,2,4,... up to the number of CPUs
  *   -s  seconds per measurement (default 2)
  *   -u  do not pin vCPU threads (also implied when N > CPUs)
+ *
+ * vCPU i is pinned to the i-th CPU the process may run on, so
+ * "taskset -c 4-35 kvm-exit-loop" measures on CPUs 4-35 (e.g. isolated ones).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -61,6 +64,7 @@ struct vcpu {
 };
 
 static int kvm_fd, run_size;
+static int allowed[MAX_VCPUS];	/* the CPUs we may run on, in order */
 static atomic_int go, stop;
 
 static void set_reg(int vcpu_fd, uint64_t id, uint64_t val)
@@ -162,7 +166,7 @@ static void measure(int n, bool kernel_irqchip, bool pin, double secs, int ncpus
 			die("KVM_ARM_VCPU_INIT");
 		set_reg(v->fd, CORE_REG(regs.pc), GUEST_CODE_GPA);
 		set_reg(v->fd, CORE_REG(regs.regs[0]), MMIO_GPA + 8 * i);
-		v->cpu = pinned ? i : -1;
+		v->cpu = pinned ? allowed[i] : -1;
 	}
 	if (kernel_irqchip)
 		set_attr(gic.fd, KVM_DEV_ARM_VGIC_GRP_CTRL, KVM_DEV_ARM_VGIC_CTRL_INIT, NULL);
@@ -206,11 +210,19 @@ static void measure(int n, bool kernel_irqchip, bool pin, double secs, int ncpus
 
 int main(int argc, char **argv)
 {
-	int ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	int ncpus = 0, cpu;
 	bool kernel_irqchip = true, pin = true;
 	int counts[64], ncounts = 0, opt, i;
 	double secs = 2.0;
 	char *tok;
+
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set))
+		die("sched_getaffinity");
+	for (cpu = 0; cpu < CPU_SETSIZE && ncpus < MAX_VCPUS; cpu++)
+		if (CPU_ISSET(cpu, &set))
+			allowed[ncpus++] = cpu;
 
 	while ((opt = getopt(argc, argv, "i:n:s:uh")) != -1) {
 		switch (opt) {
