@@ -100,7 +100,8 @@ dur=$(( $(date +%s) - start ))
 # Lines the loop had not printed yet.
 sed -n "$((seen + 1)),\$p" "$tap" | tr -d '\r' | grep -E '^(not )?ok [0-9]+ ' | sed 's/^/[harness] boot:   /'
 
-panic=$(tr -d '\r' <"$console" | grep -m1 -E 'Kernel panic - not syncing' || true)
+panic=$(tr -d '\r' <"$console" | grep -m1 -E 'Kernel panic - not syncing' |
+	sed 's/^\[[ 0-9.]*\] //' || true)
 done_marker=$(tr -d '\r' <"$tap" | grep -c '^# harness: done' || true)
 last=$(tr -d '\r' <"$tap" | grep -E '^# harness: run ' | tail -n 1 | sed 's/^# harness: run //')
 if [ -z "$result" ]; then
