@@ -77,7 +77,6 @@ def metrics_from_output(lines):
                 tag = f"{obj['vcpus']} vCPUs{'' if obj['pinned'] else ' unpinned'}"
                 out.append((f"exits/s per vCPU, {tag}", "rate", "exits/s", obj["per_vcpu"]))
                 out.append((f"exits/s aggregate, {tag}", "rate", "exits/s", obj["aggregate"]))
-                out.append((f"exits, {tag}", "count", "exits", sum(obj["exits"])))
             elif kind == "irqfd":
                 for op in ("assign", "deassign"):
                     for p in ("p50", "p99", "max"):
@@ -137,7 +136,8 @@ def run_metrics(tap_text, benchlist):
         metrics = metrics_from_output(own)
         if ls is not None and classes.get(t["name"]):
             metrics += metrics_from_lockstat(ls, classes[t["name"]])
-        res[t["name"]] = {"ok": t["result"] == "pass", "reason": t["reason"], "metrics": metrics}
+        res[t["name"]] = {"ok": t["result"] == "pass", "reason": t["reason"], "metrics": metrics,
+                          "lock_stat": ls is not None}
     return res
 
 
@@ -153,13 +153,25 @@ def combine(per_variant, order):
     """per_variant: {"base": [run_metrics...], "patched": [...]} ->
     the flat, stable results list of bench.json."""
     keys = {}
-    for variant, runs in per_variant.items():
+    for runs in per_variant.values():
         for run in runs:
             for bench, r in run.items():
-                for metric, kind, unit, value in r["metrics"]:
-                    k = (bench, metric)
-                    keys.setdefault(k, {"kind": kind, "unit": unit, "base": [], "patched": []})
-                    keys[k][variant].append(value)
+                for metric, kind, unit, _ in r["metrics"]:
+                    keys.setdefault((bench, metric), {"kind": kind, "unit": unit,
+                                                      "base": [], "patched": []})
+    for variant, runs in per_variant.items():
+        for run in runs:
+            for (bench, metric), d in keys.items():
+                r = run.get(bench)
+                if r is None:
+                    continue
+                values = [v for m, _, _, v in r["metrics"] if m == metric]
+                if values:
+                    d[variant].append(values[0])
+                elif metric.startswith("lock_stat ") and r.get("lock_stat"):
+                    # lock_stat lists only what happened: a call site or
+                    # class missing from a run's dump counted 0 there.
+                    d[variant].append(0)
     results = []
     for (bench, metric), d in keys.items():
         b, p = summarize(d["base"]), summarize(d["patched"])

@@ -17,13 +17,11 @@ mkdir -p "$build"
 rc=0
 while read -r suite symbols; do
 	case "$suite" in ''|\#*) continue ;; esac
-	args=()
 	missing=""
 	for s in $symbols; do
 		sym=${s%%=*}
 		grep -rqs "^config ${sym#CONFIG_}\$" --include='Kconfig*' "$src/kernel" "$src/lib" "$src/arch/arm64" "$src/virt" "$src/drivers/irqchip" ||
 			missing="$missing $sym"
-		args+=(--kconfig_add "$s")
 	done
 	if [ -n "$missing" ]; then
 		info "SKIP $suite: the tree has no$missing (its patch is not in the series)"
@@ -32,6 +30,11 @@ while read -r suite symbols; do
 	fi
 	log=$build/$suite.log
 	json=$build/$suite.json
+	# A minimal kunitconfig: KUnit and the suite, nothing else (the
+	# default one would build every test KUNIT_ALL_TESTS reaches).
+	printf 'CONFIG_KUNIT=y\n' >"$build/$suite.kunitconfig"
+	for s in $symbols; do echo "$s" >>"$build/$suite.kunitconfig"; done
+	args=(--kunitconfig="$build/$suite.kunitconfig")
 	info "kunit.py run --arch=arm64 $suite (log: $log)"
 	(cd "$src" && python3 tools/testing/kunit/kunit.py run --arch=arm64 \
 		--cross_compile="${CROSS_COMPILE:-aarch64-linux-gnu-}" --build_dir="$build" \

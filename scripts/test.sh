@@ -9,7 +9,9 @@
 # Every selftest of every run counts as one test, and each run's boot and
 # console scan as one more. Ends with "N passed, N failed, N skipped".
 #
-# TEST_RUNS="vhe nvhe debug" selects the runs (default: all three).
+#  3. The KUnit suites of selftests/kunit.txt (scripts/kunit.sh), each test
+#     case one test.
+# TEST_RUNS="vhe nvhe debug kunit" selects the runs (default: all).
 . "$(dirname "$0")/lib.sh"
 phase_start test
 t0=$(date +%s)
@@ -54,8 +56,10 @@ PY
 	fi
 }
 
-for r in ${TEST_RUNS:-vhe nvhe debug}; do
+for r in ${TEST_RUNS:-vhe nvhe debug kunit}; do
 	case "$r" in
+		kunit) "$S"/kunit.sh || true
+			continue ;;
 		vhe) run_one vhe HOST_MODE=vhe FRAGMENTS=kvm-host ;;
 		nvhe) run_one nvhe HOST_MODE=nvhe FRAGMENTS=kvm-host ;;
 		debug) run_one debug HOST_MODE=vhe FRAGMENTS="kvm-host debug" ;;

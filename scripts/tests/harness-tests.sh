@@ -103,6 +103,38 @@ PY
 	else record lockstat-parser fail "$(tail -n 1 "$LOGS/lockstat.log")"
 	fi
 
+	# The bench collector and report on stored raw streams of two interleaved
+	# base/patched pairs (scripts/tests/fixtures/bench): known values out.
+	rm -rf "$LOGS/bench"
+	if python3 "$S"/bench.py collect --raw "$FX/bench/raw/base-1" --raw "$FX/bench/raw/patched-1" \
+		--raw "$FX/bench/raw/base-2" --raw "$FX/bench/raw/patched-2" \
+		--benchlist "$FX/bench/benchlist.txt" --out "$LOGS/bench" --repetitions 2 \
+		>"$LOGS/bench.log" 2>&1 &&
+	   python3 - "$LOGS/bench/bench.json" "$LOGS/bench/bench.md" >>"$LOGS/bench.log" 2>&1 <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+r = {(x["benchmark"], x["metric"]): x for x in d["results"]}
+acq = r[("exit-loop-gic", "lock_stat irq_desc_lock_class acquisitions")]
+assert acq["kind"] == "count" and acq["base"] == [4084, 4000] and acq["patched"] == [0, 0], acq
+assert acq["base_median"] == 4042 and acq["ratio"] == 0, acq
+site = r[("exit-loop-gic", "lock_stat irq_desc_lock_class contentions at __irq_get_desc_lock")]
+assert site["base"] == [40, 40] and site["patched"] == [0, 0], site
+rate = r[("exit-loop-gic", "exits/s per vCPU, 2 vCPUs")]
+assert rate["kind"] == "rate" and rate["unit"] == "exits/s", rate
+assert rate["base"] == [1000.0, 1100.0] and rate["patched"] == [1500.0, 1600.0], rate
+assert abs(rate["ratio"] - 1550 / 1050) < 1e-9, rate
+lpi = r[("lpi-1x1x1", "LPI injection rate")]
+assert lpi["base_min"] == 40000 and lpi["patched_max"] == 41000, lpi
+assert d["order"] == ["base-1", "patched-1", "base-2", "patched-2"] and not d["errors"]
+for key in ("benchmark", "metric", "kind", "unit", "base", "patched", "ratio"):
+    assert all(key in x for x in d["results"]), key
+md = open(sys.argv[2]).read()
+assert "| lock_stat irq_desc_lock_class acquisitions | count (TCG does not distort) | 4,042 [4,000 - 4,084] | 0 [0 - 0] | 0.000 |" in md
+PY
+	then record bench-collector-report pass "lock_stat counts, rates, medians, ratios and bench.md from stored streams"
+	else record bench-collector-report fail "$(tail -n 2 "$LOGS/bench.log" | tr '\n' ' ')"
+	fi
+
 	# The cases below work on a work tree of their own.
 	"$S"/base-tree.sh >"$LOGS/base.log" 2>&1 ||
 		{ record base-tree fail "cannot prepare the base tree (log: $LOGS/base.log)"; return; }
