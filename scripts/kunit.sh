@@ -46,14 +46,17 @@ while read -r suite symbols; do
 			python3 - "$json" "$suite" >>"$RESULTS_TSV" <<'PY'
 import json, sys
 doc = json.load(open(sys.argv[1]))
-tests = doc.get("test_cases") or doc.get("tests") or []
 found = 0
-for t in tests:
-    name = t.get("test_case_name") or t.get("name")
-    status = (t.get("status") or "").upper()
-    res = {"PASS": "pass", "SKIP": "skip"}.get(status, "fail")
-    print(f"kunit/{name}\t{res}\t{status}")
-    found += 1
+def walk(group):
+    global found
+    for t in group.get("test_cases", []):
+        status = (t.get("status") or "").upper()
+        res = {"PASS": "pass", "SKIP": "skip"}.get(status, "fail")
+        print(f"kunit/{group.get('name')}.{t.get('name')}\t{res}\t{status}")
+        found += 1
+    for g in group.get("sub_groups", []):
+        walk(g)
+walk(doc)
 if not found:
     print(f"kunit/{sys.argv[2]}\tfail\tno test cases in the KUnit JSON")
 PY

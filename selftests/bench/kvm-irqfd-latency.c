@@ -163,8 +163,29 @@ int main(int argc, char **argv)
 		fprintf(stderr, "kvm-irqfd-latency: bad arguments\n");
 		return 2;
 	}
-	/* Each VM holds 3 + nfds descriptors. */
+	/*
+	 * Each VM holds 3 + nfds descriptors. Ask for enough; root may raise
+	 * the hard limit up to fs.nr_open, anyone else gets the soft limit
+	 * raised to the hard one.
+	 */
 	if (!getrlimit(RLIMIT_NOFILE, &rl)) {
+		rlim_t want = (rlim_t)(nbg + 2) * (3 + nfds) + 64;
+		FILE *f = fopen("/proc/sys/fs/nr_open", "r");
+		unsigned long nr_open = 0;
+
+		if (f) {
+			if (fscanf(f, "%lu", &nr_open) != 1)
+				nr_open = 0;
+			fclose(f);
+		}
+		if (nr_open && want > nr_open)
+			want = nr_open;
+		if (want > rl.rlim_max) {
+			struct rlimit more = { .rlim_cur = want, .rlim_max = want };
+
+			if (!setrlimit(RLIMIT_NOFILE, &more))
+				rl = more;
+		}
 		rl.rlim_cur = rl.rlim_max;
 		setrlimit(RLIMIT_NOFILE, &rl);
 	}
