@@ -51,12 +51,22 @@ rm -f "$stamp"
 if [ -d "$src" ] && [ -f "$work/base-id" ] && [ "$(cat "$work/base-id")" = "$BASE_ID" ]; then
 	# Same base, other series: go back to the base with quilt (it restores
 	# the saved originals and touches them so they rebuild).
+	# quilt pops with the series that was pushed (a snapshot of it): the
+	# patches directory may have renamed or dropped those patches since.
 	if [ -f "$src/.pc/applied-patches" ] && [ -s "$src/.pc/applied-patches" ]; then
-		(cd "$src" && quilt pop -a -q) >"$work/pop.log" 2>&1 ||
-			{ rm -rf "$src"; info "could not pop the old series; recreating the work tree"; }
+		if ! (cd "$src" && QUILT_PATCHES=$work/applied-series quilt pop -a -q) >"$work/pop.log" 2>&1; then
+			info "could not pop the old series; recreating the work tree"
+			rm -rf "$src"
+			# The copy gets the base's old mtimes: files the old series
+			# changed must look newer than their objects in build-*/.
+			retouch=$(series_list "$work/applied-series" | while read -r p; do
+				sed -n 's|^+++ b/||p' "$work/applied-series/$p"; done | cut -f1 | sort -u)
+		fi
 	fi
 else
-	rm -rf "$src"
+	# Another base (or none recorded): objects in the build directories
+	# may be newer than the new sources; rebuild from scratch (ccache).
+	rm -rf "$src" "$work"/build-*
 fi
 if [ ! -d "$src" ]; then
 	info "copying base $BASE_VERSION into work tree '$VARIANT'"
@@ -65,6 +75,9 @@ if [ ! -d "$src" ]; then
 	cp -a "$BASE_DIR" "$src.tmp" || die "cannot copy $BASE_DIR" "check free space in $OUT"
 	mv "$src.tmp" "$src"
 	echo "$BASE_ID" >"$work/base-id"
+	for f in ${retouch:-}; do
+		[ -e "$src/$f" ] && touch "$src/$f"
+	done
 fi
 rm -rf "$src/.pc"
 
@@ -82,6 +95,15 @@ explain_failure() {
 		echo "  $p applies only with fuzz; fuzz is an error here" >&2
 	fi
 }
+
+# Snapshot of the series being pushed, for the next pop.
+rm -rf "$work/applied-series"
+mkdir -p "$work/applied-series"
+cp "$PATCHES/series" "$work/applied-series/"
+for p in "${patches[@]}"; do
+	mkdir -p "$work/applied-series/$(dirname "$p")"
+	cp "$PATCHES/$p" "$work/applied-series/$p"
+done
 
 n=0
 offsets=0
