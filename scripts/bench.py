@@ -382,6 +382,18 @@ def main():
                     k = keys.setdefault((x["benchmark"], x["metric"]),
                                         {"kind": x["kind"], "unit": x["unit"], "base": [], "patched": []})
                     k[label] = x["values"]
+            # lock_stat lists only what happened: a call site seen on one
+            # kernel and not on the other counted 0 there, once per run.
+            for (bench, metric), d in keys.items():
+                if not metric.startswith("lock_stat "):
+                    continue
+                for label in ("base", "patched"):
+                    if d[label]:
+                        continue
+                    runs = [len(d2[label]) for (b2, m2), d2 in keys.items()
+                            if b2 == bench and m2.startswith("lock_stat ") and d2[label]]
+                    if runs:
+                        d[label] = [0] * max(runs)
             fake = {"base": [], "patched": []}
             for (bench, metric), d in keys.items():
                 for label in ("base", "patched"):

@@ -135,6 +135,30 @@ PY
 	else record bench-collector-report fail "$(tail -n 2 "$LOGS/bench.log" | tr '\n' ' ')"
 	fi
 
+	# make hw-bench's single-kernel files and their comparison (the same
+	# streams, as if measured natively on two kernels).
+	if python3 "$S"/bench.py hw --raw "$FX/bench/raw/base-1" --raw "$FX/bench/raw/base-2" \
+		--benchlist "$FX/bench/benchlist.txt" --kernel 6.12.117 --out "$LOGS/hw-before.json" \
+		>"$LOGS/hw-compare.log" 2>&1 &&
+	   python3 "$S"/bench.py hw --raw "$FX/bench/raw/patched-1" --raw "$FX/bench/raw/patched-2" \
+		--benchlist "$FX/bench/benchlist.txt" --kernel 6.12.117+series --out "$LOGS/hw-after.json" \
+		>>"$LOGS/hw-compare.log" 2>&1 &&
+	   python3 "$S"/bench.py compare "$LOGS/hw-before.json" "$LOGS/hw-after.json" \
+		--out "$LOGS/hw-compare" >>"$LOGS/hw-compare.log" 2>&1 &&
+	   python3 - "$LOGS/hw-compare/bench.json" >>"$LOGS/hw-compare.log" 2>&1 <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+r = {(x["benchmark"], x["metric"]): x for x in d["results"]}
+site = r[("exit-loop-gic", "lock_stat irq_desc_lock_class contentions at __irq_get_desc_lock")]
+assert site["base"] == [40, 40] and site["patched"] == [0, 0], site
+rate = r[("exit-loop-gic", "exits/s per vCPU, 2 vCPUs")]
+assert rate["base"] == [1000.0, 1100.0] and rate["patched"] == [1500.0, 1600.0], rate
+assert d["before_kernel"] == "6.12.117" and d["after_kernel"] == "6.12.117+series"
+PY
+	then record hw-bench-compare pass "two single-kernel files -> the same bench.json"
+	else record hw-bench-compare fail "$(tail -n 2 "$LOGS/hw-compare.log" | tr '\n' ' ')"
+	fi
+
 	# The cases below work on a work tree of their own.
 	"$S"/base-tree.sh >"$LOGS/base.log" 2>&1 ||
 		{ record base-tree fail "cannot prepare the base tree (log: $LOGS/base.log)"; return; }
