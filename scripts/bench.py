@@ -62,27 +62,33 @@ def parse_benchlist(path):
 
 # ---- metrics from one benchmark's output -------------------------------
 
-def metrics_from_output(lines):
-    """(metric, kind, unit, value) tuples from a benchmark's stdout."""
-    out = []
+def json_objects(lines):
+    """The JSON objects among a benchmark's output lines (one per line)."""
     for line in lines:
         line = line.strip()
         if line.startswith("{"):
             try:
-                obj = json.loads(line)
+                yield json.loads(line)
             except ValueError:
                 continue
-            kind = obj.get("benchmark")
-            if kind == "exit-loop":
-                tag = f"{obj['vcpus']} vCPUs{'' if obj['pinned'] else ' unpinned'}"
-                out.append((f"exits/s per vCPU, {tag}", "rate", "exits/s", obj["per_vcpu"]))
-                out.append((f"exits/s aggregate, {tag}", "rate", "exits/s", obj["aggregate"]))
-            elif kind == "irqfd":
-                for op in ("assign", "deassign"):
-                    for p in ("p50", "p99", "max"):
-                        out.append((f"KVM_IRQFD {op} {p}, {obj['background_vms']} background VMs",
-                                    "latency", "ns", obj[f"{op}_ns"][p]))
-        m = re.match(r"Rate: ([\d.]+) LPIs/sec", line)
+
+
+def metrics_from_output(lines):
+    """(metric, kind, unit, value) tuples from a benchmark's stdout."""
+    out = []
+    for obj in json_objects(lines):
+        kind = obj.get("benchmark")
+        if kind == "exit-loop":
+            tag = f"{obj['vcpus']} vCPUs{'' if obj['pinned'] else ' unpinned'}"
+            out.append((f"exits/s per vCPU, {tag}", "rate", "exits/s", obj["per_vcpu"]))
+            out.append((f"exits/s aggregate, {tag}", "rate", "exits/s", obj["aggregate"]))
+        elif kind == "irqfd":
+            for op in ("assign", "deassign"):
+                for p in ("p50", "p99", "max"):
+                    out.append((f"KVM_IRQFD {op} {p}, {obj['background_vms']} background VMs",
+                                "latency", "ns", obj[f"{op}_ns"][p]))
+    for line in lines:
+        m = re.match(r"Rate: ([\d.]+) LPIs/sec", line.strip())
         if m:
             out.append(("LPI injection rate", "rate", "LPIs/s", float(m.group(1))))
     return out
@@ -90,17 +96,7 @@ def metrics_from_output(lines):
 
 def total_exits(lines):
     """Exits to userspace made by all exit-loop runs in a benchmark's output."""
-    n = 0
-    for line in lines:
-        line = line.strip()
-        if line.startswith("{"):
-            try:
-                obj = json.loads(line)
-            except ValueError:
-                continue
-            if obj.get("benchmark") == "exit-loop":
-                n += sum(obj["exits"])
-    return n
+    return sum(sum(o["exits"]) for o in json_objects(lines) if o.get("benchmark") == "exit-loop")
 
 
 def metrics_from_lockstat(text, classes):
