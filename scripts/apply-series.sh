@@ -56,11 +56,12 @@ if [ -d "$src" ] && [ -f "$work/base-id" ] && [ "$(cat "$work/base-id")" = "$BAS
 	if [ -f "$src/.pc/applied-patches" ] && [ -s "$src/.pc/applied-patches" ]; then
 		if ! (cd "$src" && QUILT_PATCHES=$work/applied-series quilt pop -a -q) >"$work/pop.log" 2>&1; then
 			info "could not pop the old series; recreating the work tree"
-			rm -rf "$src"
 			# The copy gets the base's old mtimes: files the old series
-			# changed must look newer than their objects in build-*/.
-			retouch=$(series_list "$work/applied-series" | while read -r p; do
-				sed -n 's|^+++ b/||p' "$work/applied-series/$p"; done | cut -f1 | sort -u)
+			# changed (quilt keeps a backup of each under .pc/<patch>/)
+			# must look newer than their objects in build-*/.
+			retouch=$(cd "$src/.pc" && while read -r p; do
+				(cd "$p" 2>/dev/null && find . -type f | sed 's|^\./||'); done <applied-patches | sort -u)
+			rm -rf "$src"
 		fi
 	fi
 else
