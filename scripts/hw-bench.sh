@@ -32,14 +32,7 @@ fi
 	"run make hw-bench on the arm64 machine; here use make bench (QEMU)"
 [ -c /dev/kvm ] && [ -w /dev/kvm ] || die "no writable /dev/kvm" "boot a KVM host kernel and run as root"
 
-export VARIANT=${VARIANT:-hw}
-"$S"/base-tree.sh
-"$S"/apply-series.sh
-build=$OUT/work/$VARIANT/build-hw
-mkdir -p "$build"
-make -s -C "$OUT/work/$VARIANT/src" O="$build" headers_install >"$build/headers.log" 2>&1 ||
-	die "headers_install failed" "see $build/headers.log"
-BUILD_DIR=$build "$S"/build-selftests.sh
+prepare_native_selftests
 BUILD_DIR=$build BENCH_BIN=$build/bench-bin "$S"/build-bench.sh
 
 phase_start hw-bench

@@ -54,16 +54,7 @@ fi
 [ -c /dev/kvm ] && [ -w /dev/kvm ] || die "no /dev/kvm (or not writable)" \
 	"boot the kernel under test with KVM enabled and run as root"
 
-export VARIANT=${VARIANT:-hw}
-"$S"/base-tree.sh
-"$S"/apply-series.sh
-# Native selftests need only the UAPI headers of the tree (no kernel build).
-. "$OUT/work/$VARIANT/applied.env"
-build=$OUT/work/$VARIANT/build-hw
-mkdir -p "$build"
-make -s -C "$OUT/work/$VARIANT/src" O="$build" headers_install >"$build/headers.log" 2>&1 ||
-	die "headers_install failed" "see $build/headers.log"
-BUILD_DIR=$build "$S"/build-selftests.sh
+prepare_native_selftests
 ksft=$build/kselftest_install
 
 phase_start hw-run

@@ -135,6 +135,21 @@ build_dir() {
 	echo "$OUT/work/${VARIANT:-patched}/build-$name"
 }
 
+# prepare_native_selftests: for make hw-run / hw-bench on an arm64 host: the
+# base tree and series in work tree $VARIANT (default hw), its UAPI headers
+# (no kernel build needed) and the KVM selftests built natively against them.
+# Sets build to the directory that holds them.
+prepare_native_selftests() {
+	export VARIANT=${VARIANT:-hw}
+	"$HARNESS_ROOT"/scripts/base-tree.sh || exit 1
+	"$HARNESS_ROOT"/scripts/apply-series.sh || exit 1
+	build=$OUT/work/$VARIANT/build-hw
+	mkdir -p "$build"
+	make -s -C "$OUT/work/$VARIANT/src" O="$build" headers_install >"$build/headers.log" 2>&1 ||
+		die "headers_install failed" "see $build/headers.log"
+	BUILD_DIR=$build "$HARNESS_ROOT"/scripts/build-selftests.sh || exit 1
+}
+
 # default_skiplists <platform> [host mode] [gic]: the skip lists that apply,
 # most general first: selftests/skip-<platform>.txt,
 # skip-<platform>-<mode>.txt, skip-<platform>-gicv<N>.txt and
