@@ -31,6 +31,9 @@ RUN_DIR=$OUT/results/$RUN_NAME
 skipargs=()
 for s in $SKIPLISTS; do skipargs+=(--skip "$s"); done
 mkdir -p "$RUN_DIR"
+# Tests that a patch of the series adds are skipped on a tree without it.
+[ -d "$OUT/work/${VARIANT:-hw}/src/tools" ] &&
+	skipargs+=(--tree "$OUT/work/${VARIANT:-hw}/src" --patches "${PATCHES:-$HARNESS_ROOT/patches}")
 read -r nrun nskip total < <(python3 "$S"/runlist.py "$RUNLIST" "${skipargs[@]}" \
 	--only "${ONLY:-}" -o "$RUN_DIR/runlist.tsv") || die "run list rejected" "fix the entry named above"
 [ -n "${nrun:-}" ] || die "run list rejected" "fix the entry named above"

@@ -32,6 +32,8 @@ else
 	[ -z "${SKIPLISTS+set}" ] && SKIPLISTS=$(default_skiplists qemu "${HOST_MODE:-vhe}" "${GIC:-3}")
 	skipargs=()
 	for s in $SKIPLISTS; do skipargs+=(--skip "$s"); done
+	# Tests that a patch of the series adds are skipped on a tree without it.
+	skipargs+=(--tree "$OUT/work/${VARIANT:-patched}/src" --patches "${PATCHES:-$HARNESS_ROOT/patches}")
 	read -r nrun nskip total < <(python3 "$HARNESS_ROOT/scripts/runlist.py" "$RUNLIST" \
 		"${skipargs[@]}" --only "${ONLY:-}" -o "$RUN_DIR/runlist.tsv") ||
 		die "run list rejected" "fix the entry named above"

@@ -10,10 +10,19 @@ A test named in a skip list is emitted as "skip"; every other run-list test as
 test that is not in the run list, a duplicate) name the file and line and exit
 with status 2.
 
-Usage: runlist.py <runlist> [--skip FILE]... [--only TEST[,TEST...]] -o OUT
+With --tree SRC (the kernel tree the selftests are built from), a run-list
+test that has no source in SRC's tools/testing/selftests/kvm is emitted as
+"skip" when a patch in --patches DIR adds it (the run list is shared by the
+base and the patched trees), and is an error otherwise (a misspelt name).
+
+Usage: runlist.py <runlist> [--skip FILE]... [--only TEST[,TEST...]]
+                  [--tree SRC --patches DIR] -o OUT
 Prints "<n run> <n skip> <sum of timeouts>" on stdout.
 """
 import argparse
+import glob
+import os
+import re
 import sys
 
 
@@ -67,11 +76,30 @@ def parse_skiplist(path):
     return skips
 
 
+def missing_from_tree(name, tree, patches):
+    """None if the test's source is in the tree, else the skip reason;
+    raises RunListError if no patch adds it either."""
+    kvm = os.path.join(tree, "tools/testing/selftests/kvm")
+    for ext in (".c", ".S"):
+        if glob.glob(os.path.join(kvm, "**", name + ext), recursive=True):
+            return None
+    pat = re.compile(r"^\+\+\+ b/tools/testing/selftests/kvm/(.*/)?%s\.[cS]$" % re.escape(name))
+    for patch in sorted(glob.glob(os.path.join(patches or "", "*.patch"))):
+        with open(patch, encoding="utf-8", errors="replace") as f:
+            if any(pat.match(line.rstrip("\n")) for line in f):
+                return (f"not in this tree: {os.path.basename(patch)} adds it "
+                        "and is not applied here")
+    raise RunListError(f"test '{name}' has no source in {kvm} and no patch in "
+                       f"{patches} adds it (misspelt?)")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("runlist")
     ap.add_argument("--skip", action="append", default=[])
     ap.add_argument("--only", default="")
+    ap.add_argument("--tree", default="")
+    ap.add_argument("--patches", default="")
     ap.add_argument("-o", "--output", required=True)
     a = ap.parse_args()
     try:
@@ -88,6 +116,13 @@ def main():
         for name in only:
             if name not in names:
                 raise RunListError(f"ONLY: '{name}' is not in {a.runlist}")
+        if a.tree:
+            for name in sorted(names):
+                if name in skips:
+                    continue
+                reason = missing_from_tree(name, a.tree, a.patches)
+                if reason:
+                    skips[name] = (reason, "tree")
     except (OSError, RunListError) as e:
         print(f"[harness] runlist: ERROR: {e}", file=sys.stderr)
         return 2
