@@ -3,11 +3,14 @@
 # variables (KERNEL_SRC, HOST_MODE, FRAGMENTS, ...) are read by the scripts
 # from the environment and documented in Documentation/harness.rst.
 
-.PHONY: help deps run test bench hw-run hw-bench clean distclean
+.PHONY: help deps run test kunit check export bench hw-run hw-bench clean distclean
 
 help:
 	@echo "make run      build base tree + patches/series, boot under QEMU, run the KVM selftests"
 	@echo "make test     the project's tests (harness behaviour + run list on VHE, nVHE, debug)"
+	@echo "make kunit    the KUnit suites of selftests/kunit.txt with kunit.py run (arm64, QEMU)"
+	@echo "make check    per-patch gates: apply, checkpatch, bisect builds (arm64, x86_64), sparse, W=1, kernel-doc, clang"
+	@echo "make export   mail-ready series (format-patch + cover letter) from your git identity, proven git am-able"
 	@echo "make bench    base vs patched kernel, same config and QEMU, interleaved boots"
 	@echo "make hw-run   the hardware run list natively on an arm64 KVM host (no QEMU)"
 	@echo "make hw-bench the benchmark list natively on an arm64 KVM host"
@@ -16,7 +19,8 @@ help:
 	@echo "make distclean  remove everything under out/"
 	@echo "Variables: KERNEL_SRC PATCHES FRAGMENTS LLVM HOST_MODE GIC SMP MEM APPEND"
 	@echo "           RUNLIST SKIPLISTS ONLY RUN_NAME OUT JOBS BOOT_TIMEOUT WATCHDOG"
-	@echo "           REPS BENCHLIST (bench)"
+	@echo "           REPS BENCHLIST (bench) CHECK_X86 CHECK_CLANG (check)"
+	@echo "           RESULTS EXPORT_PREFIX EXPORT_VERSION EXPORT_DIR (export)"
 
 deps:
 	@scripts/deps.sh
@@ -26,6 +30,15 @@ run:
 
 test:
 	@scripts/test.sh
+
+kunit:
+	@scripts/kunit.sh
+
+check:
+	@scripts/check.sh
+
+export:
+	@scripts/export.sh
 
 bench:
 	@scripts/bench.sh

@@ -14,9 +14,15 @@ case "$OUT" in /*) ;; *) OUT=$PWD/$OUT ;; esac
 export OUT HARNESS_ROOT
 
 # Cross toolchain and kernel build variables shared by every phase.
-ARCH=arm64
+# KARCH=x86_64 (make check only) builds the kernel for x86_64 instead, with
+# the host's gcc on an x86_64 host or x86_64-linux-gnu-gcc elsewhere.
+KARCH=${KARCH:-arm64}
+ARCH=$KARCH
 export ARCH
-if [ -n "${LLVM:-}" ]; then
+if [ "$KARCH" = x86_64 ]; then
+	if [ "$(uname -m)" = x86_64 ]; then X86_CROSS=${X86_CROSS:-}; else X86_CROSS=${X86_CROSS:-x86_64-linux-gnu-}; fi
+	KMAKE_TOOLCHAIN=(CROSS_COMPILE="$X86_CROSS" CC="ccache ${X86_CROSS}gcc")
+elif [ -n "${LLVM:-}" ]; then
 	export LLVM
 	KMAKE_TOOLCHAIN=(LLVM="$LLVM" CC="ccache clang")
 else

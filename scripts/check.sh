@@ -1,0 +1,461 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# make check: the gates a maintainer applies before taking the series.
+#
+# The series is pushed patch by patch onto the base in work tree
+# $OUT/work/$VARIANT (default "check"), one table row per patch; the first
+# real problem stops the run with the patch named. Per patch:
+#   apply       quilt push --fuzz=0; fuzz or an offset is an error
+#   checkpatch  scripts/checkpatch.pl --strict on the mail; a message passes
+#               only through a line in <series dir>/checkpatch-waivers.txt
+#   arm64       incremental build (kvm-host config) when kernel code changed;
+#               a compiler warning the base build does not have is an error
+#   x86_64      when code outside arch/arm64 changed (kernel/, virt/,
+#               include/...; Documentation/ and tools/ exempt): the
+#               x86-kvm config must build (CHECK_X86=all|final|none)
+#   sparse      make C=2 on the touched .c files built in the arm64 config,
+#               compared with the same files on the base
+#   W=1         make W=1 on the same files, compared with the base
+#   kdoc        scripts/kernel-doc -none on touched files with /** comments
+#   selftests   the KVM selftests build when tools/testing/selftests/kvm
+#               changed
+# Then the final state is built with clang (LLVM=1, CHECK_CLANG=0 to skip):
+# a warning is an error unless the base clang build has it too.
+#
+#   PATCHES=dir     series to check (default patches/)
+#   CHECK_X86=all   x86_64 build after every patch that needs it (default);
+#            final  only once, for the final state; none: never
+#   VARIANT=check   work tree
+# Results: $OUT/check/<run>/table.txt, check.json, logs/.
+. "$(dirname "$0")/lib.sh"
+phase_start check
+t_start=$(date +%s)
+S=$HARNESS_ROOT/scripts
+
+VARIANT=${VARIANT:-check}
+CHECK_X86=${CHECK_X86:-all}
+CHECK_CLANG=${CHECK_CLANG:-1}
+case "$CHECK_X86" in all|final|none) ;; *) die "CHECK_X86=$CHECK_X86" "use all, final or none" ;; esac
+PATCHES=${PATCHES:-$HARNESS_ROOT/patches}
+PATCHES=$(cd "$PATCHES" 2>/dev/null && pwd) || die "PATCHES=$PATCHES does not exist"
+[ -f "$PATCHES/series" ] || die "$PATCHES/series not found"
+export VARIANT PATCHES
+
+EXTRA_PACKAGES="${EXTRA_PACKAGES:-} sparse clang lld llvm" "$S"/deps.sh || exit 1
+need_tools sparse perl quilt
+[ "$CHECK_CLANG" = 0 ] || need_tools clang ld.lld
+
+"$S"/base-tree.sh || exit 1
+. "$OUT/state/base.env"
+
+work=$OUT/work/$VARIANT
+src=$work/src
+res=$OUT/check/${CHECK_NAME:-$VARIANT}
+rm -rf "$res"
+mkdir -p "$res/logs"
+table=$res/table.txt
+rows=$res/rows.tsv
+: >"$rows"
+waivers=$PATCHES/checkpatch-waivers.txt
+mapfile -t patches < <(series_list "$PATCHES")
+[ ${#patches[@]} -gt 0 ] || die "the series in $PATCHES is empty" "nothing to check"
+for p in "${patches[@]}"; do
+	[ -f "$PATCHES/$p" ] || die "series names $p but $PATCHES/$p does not exist"
+done
+
+# --- the work tree at the base -------------------------------------------
+empty=$res/empty-series
+mkdir -p "$empty"
+: >"$empty/series"
+PATCHES=$empty "$S"/apply-series.sh || exit 1
+# From here on the tree carries (a prefix of) this series: record it so the
+# next apply-series.sh pops it, and mark the stamp so that it is never "up
+# to date" for a real series.
+sed -i "s/^APPLIED_SERIES_HASH=.*/APPLIED_SERIES_HASH='checking-$(series_hash "$PATCHES")'/" "$work/applied.env"
+rm -rf "$work/applied-series"
+mkdir -p "$work/applied-series"
+cp "$PATCHES/series" "$work/applied-series/"
+for p in "${patches[@]}"; do
+	mkdir -p "$work/applied-series/$(dirname "$p")"
+	cp "$PATCHES/$p" "$work/applied-series/$p"
+done
+export QUILT_PATCHES=$PATCHES QUILT_PC=.pc
+quilt() { command quilt --quiltrc=- "$@"; }
+
+FRAGMENTS=kvm-host "$S"/config.sh || exit 1
+build=$(FRAGMENTS=kvm-host build_dir)
+x86build=$(FRAGMENTS=x86-kvm build_dir)
+
+# --- helpers -------------------------------------------------------------
+hdr=$(printf '%-3s %-62s %-6s %-10s %-9s %-8s %-7s %-7s %-5s %s' \
+	'#' patch apply checkpatch arm64 x86_64 sparse W=1 kdoc selftests)
+echo "$hdr" >"$table"
+echo "[harness] check: $hdr"
+# row n name apply checkpatch arm64 x86 sparse w1 kdoc selftests
+row() {
+	local line
+	line=$(printf '%-3s %-62s %-6s %-10s %-9s %-8s %-7s %-7s %-5s %s' "$@")
+	echo "$line" >>"$table"
+	echo "[harness] check: $line"
+	printf '%s\n' "$@" | paste -sd '\t' >>"$rows"
+}
+
+fail() { # fail <patch> <gate> <what> <next>
+	echo "[harness] check: ERROR: $1: $2: $3" >&2
+	[ -n "${4:-}" ] && echo "[harness] check:   next: $4" >&2
+	finish 1 "$1" "$2" "$3"
+}
+
+# Normalised warnings "file: warning: text" (line and column dropped, so a
+# warning that only moved is not new), one per line, sorted.
+norm_warnings() {
+	grep -E '^[^ :]+:[0-9]+(:[0-9]+)?: (warning|error):' "$@" 2>/dev/null |
+		sed -E -e 's#^(\.\./)+##' -e "s#^$src/##" \
+		       -e 's/^([^ :]+):[0-9]+(:[0-9]+)?: /\1: /' | sort || true
+}
+# new_lines <candidate> <baseline>: lines of candidate not in baseline, as a
+# multiset (a second copy of a base warning is new).
+new_lines() {
+	python3 - "$1" "$2" <<'PY'
+import sys, collections
+cand = [l.rstrip("\n") for l in open(sys.argv[1]) if l.strip()]
+base = collections.Counter(l.rstrip("\n") for l in open(sys.argv[2]) if l.strip())
+for l in cand:
+    if base[l] > 0:
+        base[l] -= 1
+    else:
+        print(l)
+PY
+}
+
+kmake() { # kmake <logfile> <build dir> targets...: make in the check tree
+	local log=$1 dir=$2
+	shift 2
+	make -C "$src" O="$dir" "${KMAKE_TOOLCHAIN[@]}" -j"$JOBS" "$@" >"$log" 2>&1
+}
+
+show_errors() {
+	echo "---- from $1 ----" >&2
+	grep -E 'error:|Error [0-9]+|undefined reference|undefined!' "$1" | head -n 15 >&2
+	echo "----" >&2
+}
+
+# Files of a patch (new names), and their classes.
+patch_files() {
+	grep -E '^\+\+\+ b/' "$1" | sed -e 's#^+++ b/##' -e 's/\t.*//' | sort -u
+}
+is_kernel_code() { case "$1" in Documentation/*|tools/*|LICENSES/*|MAINTAINERS|.*) return 1 ;; *) return 0 ;; esac; }
+is_generic_code() { is_kernel_code "$1" && case "$1" in arch/arm64/*) return 1 ;; *) return 0 ;; esac; }
+
+# Every touched .c file of the whole series, and every touched file with
+# kernel-doc comments: their base state is the reference.
+all_files=$(for p in "${patches[@]}"; do patch_files "$PATCHES/$p"; done | sort -u)
+cfiles_of() { echo "$1" | grep -E '\.c$' | while read -r f; do is_kernel_code "$f" && echo "$f"; done; }
+
+# sparse and W=1 on <label> <files...> into $res/<label>.{sparse,w1}
+file_checks() {
+	local label=$1 f obj
+	shift
+	: >"$res/$label.sparse"
+	: >"$res/$label.w1"
+	: >"$res/$label.notbuilt"
+	for f in "$@"; do
+		[ -f "$src/$f" ] || continue
+		obj=${f%.c}.o
+		# A file the arm64 config does not build (a KUnit test, say) is
+		# compiled on its own if it can be; otherwise it is "n/b".
+		if [ ! -f "$build/$obj" ] && ! kmake "$res/logs/$label.single.$(echo "$f" | tr / _).log" "$build" "$obj"; then
+			echo "$f" >>"$res/$label.notbuilt"
+			continue
+		fi
+		kmake "$res/logs/$label.sparse.$(echo "$f" | tr / _).log" "$build" C=2 "$obj" ||
+			return 1
+		# Only what concerns this file: its own warnings and those in
+		# headers (make may also check objects of the prepare stage).
+		norm_warnings "$res/logs/$label.sparse.$(echo "$f" | tr / _).log" | own "$f" >>"$res/$label.sparse"
+		kmake "$res/logs/$label.w1.$(echo "$f" | tr / _).log" "$build" W=1 "$obj" || return 1
+		norm_warnings "$res/logs/$label.w1.$(echo "$f" | tr / _).log" | own "$f" >>"$res/$label.w1"
+	done
+}
+own() { awk -v f="$1" '{ w = $1; sub(/:$/, "", w) } w == f || w ~ /\.h$/'; }
+kdoc_checks() {
+	local label=$1 f
+	shift
+	: >"$res/$label.kdoc"
+	for f in "$@"; do
+		[ -f "$src/$f" ] || continue
+		grep -q '/\*\*' "$src/$f" || continue
+		(cd "$src" && perl scripts/kernel-doc -none "$f" 2>&1) |
+			sed -E 's/:[0-9]+: /: /; s/ line [0-9]+/ line N/' >>"$res/$label.kdoc"
+	done
+	sort -o "$res/$label.kdoc" "$res/$label.kdoc"
+}
+
+x86_build() { # x86_build <label>: configure (once) and build x86_64
+	local log=$res/logs/$1.x86_64.log
+	KARCH=x86_64 FRAGMENTS=x86-kvm "$S"/config.sh >"$res/logs/x86-config.log" 2>&1 || {
+		cat "$res/logs/x86-config.log" >&2
+		return 2
+	}
+	# The x86_64 toolchain (lib.sh with KARCH=x86_64).
+	local tc
+	tc=$(KARCH=x86_64 bash -c ". '$S/lib.sh'; printf '%s\n' \"\${KMAKE_TOOLCHAIN[@]}\"")
+	mapfile -t tc <<<"$tc"
+	make -C "$src" O="$x86build" ARCH=x86_64 "${tc[@]}" -j"$JOBS" bzImage >"$log" 2>&1
+}
+
+finish() { # finish <rc> [patch gate what]
+	local rc=$1 secs
+	secs=$(( $(date +%s) - t_start ))
+	python3 - "$rows" "$res/check.json" "$rc" "$secs" "${2:-}" "${3:-}" "${4:-}" "$CHECK_X86" \
+		"$BASE_VERSION" "$PATCHES" <<'PY'
+import json, sys
+rows_f, out, rc, secs, fp, fg, fw, x86, base, pdir = sys.argv[1:]
+keys = ["n", "patch", "apply", "checkpatch", "arm64", "x86_64", "sparse", "w1", "kdoc", "selftests"]
+rows = []
+for line in open(rows_f):
+    f = line.rstrip("\n").split("\t")
+    rows.append(dict(zip(keys, f)))
+json.dump({"base": base, "series": pdir, "result": "pass" if rc == "0" else "fail",
+           "seconds": int(secs), "x86_64_mode": x86, "rows": rows,
+           "failure": {"patch": fp, "gate": fg, "what": fw} if rc != "0" else None},
+          open(out, "w"), indent=1)
+PY
+	{
+		echo
+		echo "legend: ok = passed; - = gate does not apply to this patch;"
+		echo "        (final) = x86_64 built once for the final state (CHECK_X86=final)"
+		echo "time: ${secs}s; base $BASE_VERSION; logs in logs/"
+	} >>"$table"
+	if [ "$rc" -eq 0 ]; then
+		status "series passes every gate (${#patches[@]} patches; table: $table)"
+		exit 0
+	fi
+	echo "[harness] check: the check tree stays at the failing state: $src" >&2
+	die "stopped at $2 ($3)" "fix the patch, refresh patches/, rerun make check"
+}
+
+# --- state 0: the base ---------------------------------------------------
+info "base: arm64 build (log: $res/logs/base.arm64.log)"
+kmake "$res/logs/base.arm64.log" "$build" Image headers_install || {
+	show_errors "$res/logs/base.arm64.log"
+	die "the base $BASE_VERSION does not build with the kvm-host config" "see $res/logs/base.arm64.log"
+}
+# Warnings of the base build: accumulated per base and config, because an
+# incremental base build (after a pop) prints only the files it rebuilt.
+bw=$build/base-warnings.$BASE_ID
+norm_warnings "$res/logs/base.arm64.log" | cat - "$bw" 2>/dev/null | sort -u >"$bw.new"
+mv "$bw.new" "$bw"
+mapfile -t all_c < <(cfiles_of "$all_files")
+file_checks base "${all_c[@]}" || die "sparse/W=1 on the base files failed" "see $res/logs/"
+mapfile -t all_list <<<"$all_files"
+kdoc_checks base "${all_list[@]}"
+row 0 "(base $BASE_VERSION)" - - "ok" - "$(wc -l <"$res/base.sparse")w" "$(wc -l <"$res/base.w1")w" \
+	"$(grep -c 'warning' "$res/base.kdoc")w" -
+any_generic=""
+
+# --- each patch ----------------------------------------------------------
+n=0
+for p in "${patches[@]}"; do
+	n=$((n + 1))
+	last=""; [ $n -eq ${#patches[@]} ] && last=1
+	c_apply=- c_cp=- c_arm=- c_x86=- c_sp=- c_w1=- c_kd=- c_st=-
+	mail=$PATCHES/$p
+
+	# apply
+	log=$res/logs/$n.apply.log
+	if ! (cd "$src" && quilt push --fuzz=0 "$p") >"$log" 2>&1; then
+		awk -v p="$p" '/^patching file / { f = substr($0, 15) }
+			/^Hunk #[0-9]+ FAILED/ { printf "  %s: %s: %s\n", p, f, $0 }
+			/can.t find file to patch/ { printf "  %s: a file it patches does not exist\n", p }' "$log" >&2
+		how="does not apply"
+		(cd "$src" && patch -p1 --dry-run --fuzz=2 -s <"$mail" >/dev/null 2>&1) &&
+			how="applies only with fuzz"
+		row "$n" "$p" FAIL - - - - - - -
+		fail "$p" apply "$how to $BASE_VERSION + the patches before it" \
+			"rebase it (quilt push -f, fix the .rej, quilt refresh)"
+	fi
+	if grep -E 'with fuzz|\(offset -?[0-9]+ lines?\)' "$log" >"$res/$n.offsets"; then
+		sed "s|^|  $p: |" "$res/$n.offsets" >&2
+		row "$n" "$p" FAIL - - - - - - -
+		fail "$p" apply "applies with offset/fuzz (hunks listed above)" \
+			"quilt push it, quilt refresh, and copy the refreshed patch to patches/"
+	fi
+	c_apply=ok
+
+	# checkpatch
+	log=$res/logs/$n.checkpatch.log
+	(cd "$src" && perl scripts/checkpatch.pl --strict --terse --no-summary --showfile "$mail") >"$log" 2>&1
+	# --terse: "<file>:<line>: TYPE: message" (the file is empty for
+	# messages about the commit message); the message is what counts.
+	grep -oE '(ERROR|WARNING|CHECK): .*' "$log" | sort -u >"$res/$n.cp" || true
+	: >"$res/$n.cp.bad"
+	while IFS= read -r msg; do
+		[ -n "$msg" ] || continue
+		w=$(grep -F -- "$p: $msg" "$waivers" 2>/dev/null | grep -v '^#' | head -n 1)
+		if [ -n "$w" ]; then
+			case "$w" in *"  # "?*) continue ;; esac
+			echo "$msg (waiver without a reason)" >>"$res/$n.cp.bad"
+		else
+			echo "$msg" >>"$res/$n.cp.bad"
+		fi
+	done <"$res/$n.cp"
+	if [ -s "$res/$n.cp.bad" ]; then
+		sed "s|^|  $p: |" "$res/$n.cp.bad" >&2
+		row "$n" "$p" ok FAIL - - - - - -
+		fail "$p" checkpatch "$(wc -l <"$res/$n.cp.bad") message(s) (log: $log)" \
+			"fix them, or add '<patch>: <message>  # <reason>' to checkpatch-waivers.txt"
+	fi
+	c_cp=ok
+	[ -s "$res/$n.cp" ] && c_cp="ok($(wc -l <"$res/$n.cp")wv)"
+
+	mapfile -t files < <(patch_files "$mail")
+	kernel=""; generic=""; selftests=""
+	for f in "${files[@]}"; do
+		is_kernel_code "$f" && kernel=1
+		is_generic_code "$f" && generic=1
+		case "$f" in tools/testing/selftests/kvm/*) selftests=1 ;; esac
+	done
+	[ -n "$generic" ] && any_generic=1
+
+	# arm64 build
+	if [ -n "$kernel" ]; then
+		log=$res/logs/$n.arm64.log
+		if ! kmake "$log" "$build" Image headers_install; then
+			show_errors "$log"
+			row "$n" "$p" ok "$c_cp" FAIL - - - - -
+			fail "$p" arm64 "the kernel does not build with the series up to this patch (log: $log)" \
+				"fix the patch so that it builds on its own (bisectability)"
+		fi
+		norm_warnings "$log" >"$res/$n.arm64.w"
+		new_lines "$res/$n.arm64.w" "$bw" >"$res/$n.arm64.new"
+		if [ -s "$res/$n.arm64.new" ]; then
+			sed "s|^|  $p: |" "$res/$n.arm64.new" >&2
+			row "$n" "$p" ok "$c_cp" FAIL - - - - -
+			fail "$p" arm64 "new compiler warning(s) (log: $log)" "fix them"
+		fi
+		c_arm=ok
+	fi
+
+	# x86_64 build
+	if [ -n "$generic" ] || { [ -n "$last" ] && [ -n "$any_generic" ]; }; then
+		if [ "$CHECK_X86" = all ] || { [ "$CHECK_X86" = final ] && [ -n "$last" ]; }; then
+			info "$p: x86_64 build (log: $res/logs/$n.x86_64.log)"
+			x86_build "$n"
+			case $? in
+				0) c_x86=ok ;;
+				2) row "$n" "$p" ok "$c_cp" "$c_arm" FAIL - - - -
+				   fail "$p" x86_64 "x86-kvm config failed" "see the messages above" ;;
+				*) show_errors "$res/logs/$n.x86_64.log"
+				   row "$n" "$p" ok "$c_cp" "$c_arm" FAIL - - - -
+				   fail "$p" x86_64 "the x86_64 KVM kernel does not build (log: $res/logs/$n.x86_64.log)" \
+					"the generic code must build without arm64 (check #includes and stubs)" ;;
+			esac
+		elif [ "$CHECK_X86" = final ] && [ -n "$generic" ]; then
+			c_x86="(final)"
+		fi
+	fi
+
+	# sparse, W=1, kernel-doc on this patch's files
+	mapfile -t cf < <(cfiles_of "$(printf '%s\n' "${files[@]}")")
+	if [ ${#cf[@]} -gt 0 ]; then
+		file_checks "$n" "${cf[@]}" || {
+			row "$n" "$p" ok "$c_cp" "$c_arm" "$c_x86" FAIL FAIL - -
+			fail "$p" sparse "make C=2/W=1 on the touched files failed" "see $res/logs/$n.*"
+		}
+		for kind in sparse w1; do
+			new_lines "$res/$n.$kind" "$res/base.$kind" >"$res/$n.$kind.new"
+		done
+		if [ -s "$res/$n.sparse.new" ] || [ -s "$res/$n.w1.new" ]; then
+			sed "s|^|  $p: sparse: |" "$res/$n.sparse.new" >&2
+			sed "s|^|  $p: W=1: |" "$res/$n.w1.new" >&2
+			s=ok; [ -s "$res/$n.sparse.new" ] && s=FAIL
+			w=ok; [ -s "$res/$n.w1.new" ] && w=FAIL
+			row "$n" "$p" ok "$c_cp" "$c_arm" "$c_x86" "$s" "$w" - -
+			fail "$p" "sparse/W=1" "new warnings in the files it touches" "fix them"
+		fi
+		if [ -s "$res/$n.notbuilt" ] && [ "$(wc -l <"$res/$n.notbuilt")" -eq ${#cf[@]} ]; then
+			c_sp="n/b"; c_w1="n/b"
+		else
+			c_sp=ok; c_w1=ok
+		fi
+	fi
+	kdoc_checks "$n" "${files[@]}"
+	if [ -s "$res/$n.kdoc" ]; then
+		new_lines "$res/$n.kdoc" "$res/base.kdoc" >"$res/$n.kdoc.new"
+		if [ -s "$res/$n.kdoc.new" ]; then
+			sed "s|^|  $p: kernel-doc: |" "$res/$n.kdoc.new" >&2
+			row "$n" "$p" ok "$c_cp" "$c_arm" "$c_x86" "$c_sp" "$c_w1" FAIL -
+			fail "$p" kernel-doc "new kernel-doc warnings" "fix the comments"
+		fi
+	fi
+	for f in "${files[@]}"; do
+		[ -f "$src/$f" ] && grep -q '/\*\*' "$src/$f" && { c_kd=ok; break; }
+	done
+
+	# KVM selftests
+	if [ -n "$selftests" ]; then
+		log=$res/logs/$n.selftests.log
+		if ! BUILD_DIR=$build "$S"/build-selftests.sh >"$log" 2>&1; then
+			cat "$log" >&2
+			row "$n" "$p" ok "$c_cp" "$c_arm" "$c_x86" "$c_sp" "$c_w1" "$c_kd" FAIL
+			fail "$p" selftests "the KVM selftests do not build (log: $log)" "fix the patch"
+		fi
+		c_st=ok
+	fi
+	row "$n" "$p" "$c_apply" "$c_cp" "$c_arm" "$c_x86" "$c_sp" "$c_w1" "$c_kd" "$c_st"
+done
+
+# Unused waivers are stale: say so (not an error: a refreshed patch may have
+# fixed the message).
+if [ -f "$waivers" ]; then
+	grep -v '^#' "$waivers" | grep . | while IFS= read -r w; do
+		wp=${w%%: *}
+		wm=${w#*: }; wm=${wm%%  # *}
+		n=0
+		for p in "${patches[@]}"; do
+			n=$((n + 1))
+			[ "$p" = "$wp" ] && grep -qxF -- "$wm" "$res/$n.cp" 2>/dev/null && continue 2
+		done
+		warn "unused checkpatch waiver: $w"
+	done
+fi
+
+# --- the final state with clang ------------------------------------------
+if [ "$CHECK_CLANG" != 0 ]; then
+	cbuild=$work/build-kvm-host-llvm
+	# A fresh directory, so that the log has every file's warnings (ccache
+	# replays them for cached objects).
+	rm -rf "$cbuild"
+	info "final state: clang build (LLVM=1, log: $res/logs/final.clang.log)"
+	LLVM=1 FRAGMENTS=kvm-host "$S"/config.sh >"$res/logs/clang-config.log" 2>&1 ||
+		{ cat "$res/logs/clang-config.log" >&2; die "clang config failed"; }
+	ctc=(LLVM=1 CC="ccache clang")
+	if ! make -C "$src" O="$cbuild" "${ctc[@]}" -j"$JOBS" Image >"$res/logs/final.clang.log" 2>&1; then
+		show_errors "$res/logs/final.clang.log"
+		row "+" "final state, LLVM=1" - - FAIL - - - - -
+		fail "${patches[-1]}" clang "the final state does not build with clang (log: $res/logs/final.clang.log)" "fix it"
+	fi
+	norm_warnings "$res/logs/final.clang.log" >"$res/final.clang.w"
+	c=ok
+	if [ -s "$res/final.clang.w" ]; then
+		# Compare with the base built the same way.
+		info "clang warnings in the final state; building the base with clang to compare"
+		(cd "$src" && quilt pop -a -q) >/dev/null 2>&1 || die "quilt pop failed in $src"
+		rm -rf "$cbuild"
+		LLVM=1 FRAGMENTS=kvm-host "$S"/config.sh >/dev/null 2>&1
+		make -C "$src" O="$cbuild" "${ctc[@]}" -j"$JOBS" Image >"$res/logs/base.clang.log" 2>&1 ||
+			die "the base does not build with clang" "see $res/logs/base.clang.log"
+		norm_warnings "$res/logs/base.clang.log" >"$res/base.clang.w"
+		(cd "$src" && quilt push -a -q --fuzz=0) >/dev/null 2>&1 || die "quilt push -a failed in $src"
+		new_lines "$res/final.clang.w" "$res/base.clang.w" >"$res/final.clang.new"
+		if [ -s "$res/final.clang.new" ]; then
+			sed 's|^|  clang: |' "$res/final.clang.new" >&2
+			row "+" "final state, LLVM=1" - - FAIL - - - - -
+			fail "${patches[-1]}" clang "new clang warnings in the final state" "fix them"
+		fi
+		c="ok($(wc -l <"$res/final.clang.w")w=base)"
+	fi
+	row "+" "final state, LLVM=1 ($(clang --version | head -n 1 | grep -oE '[0-9]+\.[0-9.]+' | head -n 1))" - - "$c" - - - - -
+fi
+finish 0
