@@ -6,6 +6,12 @@
 # (its patch is not in the series) is reported as skipped.
 # Appends "kunit/<suite>.<case>\tpass|fail|skip\t<note>" to $RESULTS_TSV when
 # set; exits non-zero if a suite failed or could not run.
+#
+# The same suites can also run built into a kernel booted by the harness
+# (make test does this with the debug kernel, so they run under lockdep):
+#   kunit.sh fragment <file>      write a config fragment: KUnit + the suites
+#                                 this tree has, built in (they run at boot)
+#   kunit.sh parse <console.log>  kunit.py parse of that boot's console
 . "$(dirname "$0")/lib.sh"
 phase_start kunit
 VARIANT=${VARIANT:-patched}
@@ -15,19 +21,90 @@ list=${KUNIT_LIST:-$HARNESS_ROOT/selftests/kunit.txt}
 build=$OUT/work/$VARIANT/build-kunit
 mkdir -p "$build"
 rc=0
-while read -r suite symbols; do
-	case "$suite" in ''|\#*) continue ;; esac
-	missing=""
-	for s in $symbols; do
-		sym=${s%%=*}
-		grep -rqs "^config ${sym#CONFIG_}\$" --include='Kconfig*' "$src/kernel" "$src/lib" "$src/arch/arm64" "$src/virt" "$src/drivers/irqchip" ||
-			missing="$missing $sym"
-	done
-	if [ -n "$missing" ]; then
-		info "SKIP $suite: the tree has no$missing (its patch is not in the series)"
-		[ -n "${RESULTS_TSV:-}" ] && printf 'kunit/%s\tskip\tno%s in this tree\n' "$suite" "$missing" >>"$RESULTS_TSV"
-		continue
+mode=${1:-run}
+
+# Suites of the list whose symbols the tree has: "suite symbols..." lines;
+# the others are reported as skipped.
+present_suites() {
+	local suite symbols s sym missing
+	while read -r suite symbols; do
+		case "$suite" in ''|\#*) continue ;; esac
+		missing=""
+		for s in $symbols; do
+			sym=${s%%=*}
+			grep -rqs "^config ${sym#CONFIG_}\$" --include='Kconfig*' "$src/kernel" "$src/lib" "$src/arch/arm64" "$src/virt" "$src/drivers/irqchip" ||
+				missing="$missing $sym"
+		done
+		if [ -n "$missing" ]; then
+			info "SKIP $suite: the tree has no$missing (its patch is not in the series)" >&2
+			[ -n "${RESULTS_TSV:-}" ] && [ "$mode" != fragment ] &&
+				printf 'kunit/%s\tskip\tno%s in this tree\n' "$suite" "$missing" >>"$RESULTS_TSV"
+			continue
+		fi
+		echo "$suite $symbols"
+	done <"$list"
+}
+
+# JSON of kunit.py (run --json or parse --json) -> results TSV lines.
+json_to_tsv() {
+	python3 - "$1" "$2" >>"$RESULTS_TSV" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+want = sys.argv[2].split()
+found = 0
+def walk(group):
+    global found
+    name = group.get("name") or ""
+    for t in group.get("test_cases", []):
+        if want and not any(name == w or name.startswith(w) for w in want):
+            continue
+        status = (t.get("status") or "").upper()
+        res = {"PASS": "pass", "SKIP": "skip"}.get(status, "fail")
+        print(f"kunit/{name}.{t.get('name')}\t{res}\t{status}")
+        found += 1
+    for g in group.get("sub_groups", []):
+        walk(g)
+walk(doc)
+if not found:
+    print(f"kunit/{' '.join(want) or 'all'}\tfail\tno test cases of these suites in the KUnit output")
+PY
+}
+
+case "$mode" in
+fragment)
+	out=${2:?kunit.sh fragment <file>}
+	{
+		echo "# Help: KUnit with the suites of selftests/kunit.txt that this tree has, built in: they run at boot"
+		echo "CONFIG_KUNIT=y"
+		present_suites | while read -r suite symbols; do
+			for s in $symbols; do echo "$s"; done
+		done
+	} >"$out.tmp"
+	# Rewrite only on change: the config phase keys on the content.
+	cmp -s "$out.tmp" "$out" 2>/dev/null && rm -f "$out.tmp" || mv "$out.tmp" "$out"
+	status "fragment $(basename "$out"): $(grep -c '^CONFIG_' "$out") symbols"
+	exit 0 ;;
+parse)
+	console=${2:?kunit.sh parse <console.log>}
+	suites=$(present_suites | cut -d' ' -f1 | tr '\n' ' ')
+	[ -n "$suites" ] || { status "no KUnit suite in this tree"; exit 0; }
+	json=$(dirname "$console")/kunit.json
+	(cd "$src" && python3 tools/testing/kunit/kunit.py parse --json="$json" "$console") \
+		>"$(dirname "$console")/kunit-parse.log" 2>&1 || rc=1
+	grep -E '(PASSED|FAILED|SKIPPED|CRASHED)' "$(dirname "$console")/kunit-parse.log" | sed 's/^/  /' | tail -n 12
+	if [ -n "${RESULTS_TSV:-}" ]; then
+		if [ -s "$json" ]; then json_to_tsv "$json" "$suites"
+		else printf 'kunit/boot\tfail\tkunit.py parse produced no results (see %s)\n' "$(dirname "$console")/kunit-parse.log" >>"$RESULTS_TSV"
+		fi
 	fi
+	[ $rc -eq 0 ] || die "KUnit suites failed at boot" "see $(dirname "$console")/kunit-parse.log"
+	status "KUnit suites at boot: $suites"
+	exit 0 ;;
+run) ;;
+*) die "unknown mode '$mode'" "use: kunit.sh [run|fragment <file>|parse <console.log>]" ;;
+esac
+
+while read -r suite symbols; do
 	log=$build/$suite.log
 	json=$build/$suite.json
 	# A minimal kunitconfig: KUnit and the suite, nothing else (the
@@ -43,28 +120,12 @@ while read -r suite symbols; do
 	grep -E '^\[..:..:..\] (Testing complete|.*(PASSED|FAILED|SKIPPED|CRASHED))' "$log" | sed 's/^/  /' | tail -n 12
 	if [ -n "${RESULTS_TSV:-}" ]; then
 		if [ -s "$json" ]; then
-			python3 - "$json" "$suite" >>"$RESULTS_TSV" <<'PY'
-import json, sys
-doc = json.load(open(sys.argv[1]))
-found = 0
-def walk(group):
-    global found
-    for t in group.get("test_cases", []):
-        status = (t.get("status") or "").upper()
-        res = {"PASS": "pass", "SKIP": "skip"}.get(status, "fail")
-        print(f"kunit/{group.get('name')}.{t.get('name')}\t{res}\t{status}")
-        found += 1
-    for g in group.get("sub_groups", []):
-        walk(g)
-walk(doc)
-if not found:
-    print(f"kunit/{sys.argv[2]}\tfail\tno test cases in the KUnit JSON")
-PY
+			json_to_tsv "$json" "$suite"
 		else
 			printf 'kunit/%s\tfail\tkunit.py did not produce results (log: %s)\n' "$suite" "$log" >>"$RESULTS_TSV"
 		fi
 	fi
-done <"$list"
+done < <(present_suites)
 if [ $rc -ne 0 ]; then
 	die "a KUnit suite failed or did not run" "see the logs in $build"
 fi

@@ -9,9 +9,17 @@
 # Every selftest of every run counts as one test, and each run's boot and
 # console scan as one more. Ends with "N passed, N failed, N skipped".
 #
-#  3. The KUnit suites of selftests/kunit.txt (scripts/kunit.sh), each test
-#     case one test.
-# TEST_RUNS="vhe nvhe debug kunit" selects the runs (default: all).
+#  3. The KUnit suites of selftests/kunit.txt, each test case one test:
+#     built into the debug kernel (they run at its boot, under lockdep) and
+#     read from its console with kunit.py parse. TEST_RUNS=kunit (or make
+#     kunit) runs them with kunit.py run instead, in kunit.py's own kernel.
+#  4. make check on the real series (one test per patch, plus the final
+#     state with clang; x86_64 for the final state only unless CHECK_X86=all),
+#     make check on fixture series it must reject (scripts/tests/check-tests.sh)
+#     and make export with a test identity (scripts/tests/export-test.sh).
+# TEST_RUNS="vhe check check-tests export nvhe debug" selects the runs
+# (default: these, in that order: check runs after the first kernel build so
+# that its final state comes from ccache).
 . "$(dirname "$0")/lib.sh"
 phase_start test
 t0=$(date +%s)
@@ -56,13 +64,48 @@ PY
 	fi
 }
 
-for r in ${TEST_RUNS:-vhe nvhe debug kunit}; do
+# make check on the real series; one result per table row.
+run_check() {
+	local log=$OUT/tests/check.log rows=$OUT/check/check/rows.tsv
+	info "make check (CHECK_X86=${CHECK_X86:-final}; log: $log)"
+	rm -f "$rows"
+	CHECK_X86=${CHECK_X86:-final} "$S"/check.sh 2>&1 | tee "$log" |
+		grep -E '^\[harness\] (check|check-tests): |ERROR' || true
+	if [ -s "$rows" ]; then
+		awk -F'\t' '$1 != "0" {
+			bad = ""
+			for (i = 3; i <= NF; i++) if ($i == "FAIL") bad = bad " " i
+			name = ($1 == "+") ? "final-state-clang" : $1 "-" $2
+			if (bad == "") printf "check/%s\tpass\t\n", name
+			else printf "check/%s\tfail\tsee %s\n", name, "out/tests/check.log"
+		}' "$rows" >>"$RESULTS_TSV"
+	fi
+	if ! grep -q '^\[harness\] check: series passes every gate' "$log"; then
+		printf 'check/series\tfail\t%s\n' "$(grep -m1 'ERROR' "$log" | cut -c1-200)" >>"$RESULTS_TSV"
+	fi
+}
+
+for r in ${TEST_RUNS:-vhe check check-tests export nvhe debug}; do
 	case "$r" in
-		kunit) "$S"/kunit.sh || true
+		kunit) "$S"/kunit.sh || true   # kunit.py run (not in the default list)
+			continue ;;
+		check) run_check
+			continue ;;
+		check-tests) "$S"/tests/check-tests.sh || true
+			continue ;;
+		export) "$S"/tests/export-test.sh || true
 			continue ;;
 		vhe) run_one vhe HOST_MODE=vhe FRAGMENTS=kvm-host ;;
 		nvhe) run_one nvhe HOST_MODE=nvhe FRAGMENTS=kvm-host ;;
-		debug) run_one debug HOST_MODE=vhe FRAGMENTS="kvm-host debug" ;;
+		debug)
+			# The KUnit suites are built into the debug kernel and
+			# run at its boot, under lockdep and atomic-sleep checks.
+			frag=$OUT/work/patched/kunit-boot.config
+			VARIANT=patched "$S"/apply-series.sh >/dev/null &&
+				VARIANT=patched "$S"/kunit.sh fragment "$frag"
+			run_one debug HOST_MODE=vhe FRAGMENTS="kvm-host debug $frag"
+			[ -f "$OUT/results/test-debug/console.log" ] &&
+				{ VARIANT=patched "$S"/kunit.sh parse "$OUT/results/test-debug/console.log" || true; } ;;
 		*) printf '%s\tfail\tunknown run in TEST_RUNS\n' "$r" >>"$RESULTS_TSV" ;;
 	esac
 	# The guest hang/panic cases need an Image; the first run built one.
