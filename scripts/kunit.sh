@@ -76,6 +76,9 @@ fragment)
 	{
 		echo "# Help: KUnit with the suites of selftests/kunit.txt that this tree has, built in: they run at boot"
 		echo "CONFIG_KUNIT=y"
+		# merge_config.sh starts from allnoconfig: KUnit would be built
+		# but disabled (kunit.enable defaults to this symbol).
+		echo "CONFIG_KUNIT_DEFAULT_ENABLED=y"
 		present_suites | while read -r suite symbols; do
 			for s in $symbols; do echo "$s"; done
 		done
@@ -89,7 +92,11 @@ parse)
 	suites=$(present_suites | cut -d' ' -f1 | tr '\n' ' ')
 	[ -n "$suites" ] || { status "no KUnit suite in this tree"; exit 0; }
 	json=$(dirname "$console")/kunit.json
-	(cd "$src" && python3 tools/testing/kunit/kunit.py parse --json="$json" "$console") \
+	# The KUnit part of the console: the suites run at boot, before init;
+	# the selftests' TAP stream (TAP version 13) comes later.
+	ktap=$(dirname "$console")/kunit-console.log
+	sed '/TAP version 13/,$d' "$console" >"$ktap"
+	(cd "$src" && python3 tools/testing/kunit/kunit.py parse --json="$json" "$ktap") \
 		>"$(dirname "$console")/kunit-parse.log" 2>&1 || rc=1
 	grep -E '(PASSED|FAILED|SKIPPED|CRASHED)' "$(dirname "$console")/kunit-parse.log" | sed 's/^/  /' | tail -n 12
 	if [ -n "${RESULTS_TSV:-}" ]; then
