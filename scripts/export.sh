@@ -18,8 +18,9 @@
 # file by file (git tree hashes), with the quilt-applied work tree.
 #
 #   PATCHES=dir          series (default patches/)
-#   RESULTS=file         results JSON (default: $OUT/results/bench/bench.json,
-#                        else Documentation/results/bench.json)
+#   RESULTS="file..."    results JSON(s) (default: $OUT/results/bench/bench.json,
+#                        else Documentation/results/bench*.json; with several,
+#                        each benchmark comes from the newest file that has it)
 #   EXPORT_PREFIX=...    subject prefix (default PATCH; e.g. "RFC PATCH")
 #   EXPORT_VERSION=N     series version (v2, v3...: -v N)
 #   EXPORT_DIR=dir       output (default $OUT/export)
@@ -35,9 +36,12 @@ tmpl=${COVER_TEMPLATE:-$PATCHES/cover-letter.tmpl}
 [ -f "$tmpl" ] || tmpl=$HARNESS_ROOT/patches/cover-letter.tmpl
 if [ -z "${RESULTS:-}" ]; then
 	RESULTS=$OUT/results/bench/bench.json
-	[ -f "$RESULTS" ] || RESULTS=$HARNESS_ROOT/Documentation/results/bench.json
+	[ -f "$RESULTS" ] || RESULTS=$(ls "$HARNESS_ROOT"/Documentation/results/bench*.json 2>/dev/null | tr '\n' ' ')
 fi
-[ -f "$RESULTS" ] || die "no results JSON ($RESULTS)" "run make bench, or set RESULTS=<bench.json>"
+for r in $RESULTS; do
+	[ -f "$r" ] || die "no results JSON ($r)" "run make bench, or set RESULTS=<bench.json ...>"
+done
+[ -n "${RESULTS// /}" ] || die "no results JSON" "run make bench, or set RESULTS=<bench.json ...>"
 
 name=$(cd "$HARNESS_ROOT" && git config user.name || true)
 email=$(cd "$HARNESS_ROOT" && git config user.email || true)
@@ -128,12 +132,14 @@ for p in "${patches[@]}"; do
 done
 
 # --- cover letter and format-patch -------------------------------------------
-check_table=$OUT/check/check/table.txt
-python3 - "$tmpl" "$RESULTS" "$BASE_ORIGIN ($BASE_VERSION)" >"$work/description" <<'PY' || die "filling $tmpl failed"
+# shellcheck disable=SC2086
+python3 - "$tmpl" "$BASE_ORIGIN ($BASE_VERSION)" $RESULTS >"$work/description" <<'PY' || die "filling $tmpl failed"
 import json, sys
-tmpl, res_path, base = sys.argv[1:]
-doc = json.load(open(res_path))
-md = doc.get("metadata", {})
+tmpl, base, paths = sys.argv[1], sys.argv[2], sys.argv[3:]
+# Several results files: newest first; a benchmark is shown from the newest
+# file that has it.
+docs = sorted((json.load(open(p)) for p in paths),
+              key=lambda d: d.get("metadata", {}).get("date", ""), reverse=True)
 
 def fmt(v):
     if v is None:
@@ -143,31 +149,41 @@ def fmt(v):
     return f"{int(v):,}"
 
 lines = []
-lines.append(f"Command: {md.get('reproduce', '?')}")
-lines.append(f"Date: {md.get('date', '?')}")
-lines.append(f"Machine: {md.get('platform', '?')}, {md.get('host_mode', '?')} host, "
-             f"GICv{md.get('gic', '?')}, {md.get('smp', '?')} CPUs; "
-             f"config {' + '.join(md.get('config', {}).get('fragments', []))}")
-lines.append("Base and patched kernels built the same way and booted alternately:")
-lines.append(f"  {', '.join(doc.get('order', []))}.")
-lines.append("Medians of the repetitions with [min-max]; ratio = patched / base.")
-lines.append("Counts come from /proc/lock_stat and do not depend on emulation speed;")
-lines.append("rates and latencies measured under TCG are indicative only.")
-bench = None
-for r in doc.get("results", []):
-    if "aggregate" in r["metric"]:
+shown = set()
+for doc in docs:
+    md = doc.get("metadata", {})
+    results = [r for r in doc.get("results", []) if r["benchmark"] not in shown]
+    if not results:
         continue
-    if r["benchmark"] != bench:
-        bench = r["benchmark"]
+    if lines:
         lines.append("")
-        lines.append(f"{bench}:")
-    unit = r.get("unit") or ""
-    kind = r.get("kind", "")
-    lines.append(f"  {r['metric']} ({unit}{', ' if unit and kind else ''}{kind})")
-    ratio = r.get("ratio")
-    lines.append(f"      base {fmt(r.get('base_median'))} [{fmt(r.get('base_min'))}-{fmt(r.get('base_max'))}]"
-                 f"  patched {fmt(r.get('patched_median'))} [{fmt(r.get('patched_min'))}-{fmt(r.get('patched_max'))}]"
-                 f"  ratio {'-' if ratio is None else f'{ratio:.3f}'}")
+        lines.append("")
+    lines.append(f"Command: {md.get('reproduce', '?')}")
+    lines.append(f"Date: {md.get('date', '?')}; series: {md.get('series', {}).get('patches', '?')} patches")
+    lines.append(f"Machine: {md.get('platform', '?')}, {md.get('host_mode', '?')} host, "
+                 f"GICv{md.get('gic', '?')}, {md.get('smp', '?')} CPUs; "
+                 f"config {' + '.join(md.get('config', {}).get('fragments', []))}")
+    lines.append("Base and patched kernels built the same way and booted alternately:")
+    lines.append(f"  {', '.join(doc.get('order', []))}.")
+    lines.append("Medians of the repetitions with [min-max]; ratio = patched / base.")
+    lines.append("Counts come from /proc/lock_stat and do not depend on emulation speed;")
+    lines.append("rates and latencies measured under TCG are indicative only.")
+    bench = None
+    for r in results:
+        if "aggregate" in r["metric"]:
+            continue
+        if r["benchmark"] != bench:
+            bench = r["benchmark"]
+            shown.add(bench)
+            lines.append("")
+            lines.append(f"{bench}:")
+        unit = r.get("unit") or ""
+        kind = r.get("kind", "")
+        lines.append(f"  {r['metric']} ({unit}{', ' if unit and kind else ''}{kind})")
+        ratio = r.get("ratio")
+        lines.append(f"      base {fmt(r.get('base_median'))} [{fmt(r.get('base_min'))}-{fmt(r.get('base_max'))}]"
+                     f"  patched {fmt(r.get('patched_median'))} [{fmt(r.get('patched_min'))}-{fmt(r.get('patched_max'))}]"
+                     f"  ratio {'-' if ratio is None else f'{ratio:.3f}'}")
 text = open(tmpl).read().replace("@BASE@", base).replace("@RESULTS@", "\n".join(lines))
 sys.stdout.write(text.rstrip("\n") + "\n")
 PY
