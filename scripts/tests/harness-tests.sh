@@ -163,6 +163,22 @@ PY
 	"$S"/base-tree.sh >"$LOGS/base.log" 2>&1 ||
 		{ record base-tree fail "cannot prepare the base tree (log: $LOGS/base.log)"; return; }
 	. "$OUT/state/base.env"
+
+	# A run-list test without source in the tree: skipped (with the patch
+	# as reason) when a patch of the series adds it, an error otherwise.
+	printf 'vgic_irqfd 300\n' >"$LOGS/rl-series.txt"
+	if python3 "$S"/runlist.py "$LOGS/rl-series.txt" --tree "$BASE_DIR" \
+		--patches "$HARNESS_ROOT/patches" -o "$LOGS/rl-series.tsv" >/dev/null 2>&1 &&
+	   grep -qP '^skip\tvgic_irqfd\tnot in this tree: 0007-' "$LOGS/rl-series.tsv"; then
+		record runlist-test-from-series pass "vgic_irqfd on the base: skipped, 0007 adds it"
+	else
+		record runlist-test-from-series fail "$(cat "$LOGS/rl-series.tsv" 2>/dev/null | head -n 1)"
+	fi
+	printf 'vgic_irqdf 300\n' >"$LOGS/rl-typo.txt"
+	expect runlist-misspelt-test 2 "test 'vgic_irqdf' has no source in .* and no patch in .* adds it" -- \
+		python3 "$S"/runlist.py "$LOGS/rl-typo.txt" --tree "$BASE_DIR" \
+		--patches "$HARNESS_ROOT/patches" -o "$LOGS/unused.tsv"
+
 	export VARIANT=harness-test
 	if expect patch-does-not-apply 1 \
 		'0002-bad.patch: kernel/irq/manage.c: Hunk #1 FAILED at 1' -- \
