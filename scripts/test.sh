@@ -40,7 +40,7 @@ run_one() {
 	shift
 	local log=$OUT/tests/run-$name.log
 	info "run '$name': $* (log: $log)"
-	if env RUN_NAME="test-$name" "$@" "$S"/run.sh 2>&1 | tee "$log" | grep -E '^\[harness\] [a-z]+: |^\[harness\] boot:   '; then
+	if env RUN_NAME="test-$name" "$@" "$S"/run.sh 2>&1 | tee "$log" | grep --line-buffered -E '^\[harness\] [a-z]+: |^\[harness\] boot:   '; then
 		:
 	fi
 	local sum=$OUT/results/test-$name/summary.json
@@ -70,7 +70,7 @@ run_check() {
 	info "make check (CHECK_X86=${CHECK_X86:-final}; log: $log)"
 	rm -f "$rows"
 	CHECK_X86=${CHECK_X86:-final} "$S"/check.sh 2>&1 | tee "$log" |
-		grep -E '^\[harness\] (check|check-tests): |ERROR' || true
+		grep --line-buffered -E '^\[harness\] (check|check-tests): |ERROR' || true
 	if [ -s "$rows" ]; then
 		awk -F'\t' '$1 != "0" {
 			bad = ""

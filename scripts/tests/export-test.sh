@@ -62,7 +62,7 @@ for p in "${patches[@]}"; do
 	[ -f "$m" ] || { problems+=("no mail $n"); continue; }
 	subj=$(subject_of "$m")
 	orig=$(subject_of "$HARNESS_ROOT/patches/$p")
-	orig=${orig#\[PATCH\] }
+	orig=$(echo "$orig" | sed 's/^\[[^]]*\] //')
 	case "$subj" in "[PATCH $n/$total] $orig"*) ;; *) problems+=("mail $n subject '$subj'") ;; esac
 	grep -qx "From: $sender_name <$sender_email>" "$m" || problems+=("mail $n author")
 	grep -qx "Signed-off-by: $sender_name <$sender_email>" "$m" || problems+=("mail $n sign-off")
