@@ -98,13 +98,7 @@ explain_failure() {
 }
 
 # Snapshot of the series being pushed, for the next pop.
-rm -rf "$work/applied-series"
-mkdir -p "$work/applied-series"
-cp "$PATCHES/series" "$work/applied-series/"
-for p in "${patches[@]}"; do
-	mkdir -p "$work/applied-series/$(dirname "$p")"
-	cp "$PATCHES/$p" "$work/applied-series/$p"
-done
+snapshot_series "$PATCHES" "$work"
 
 n=0
 offsets=0

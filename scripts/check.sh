@@ -72,13 +72,7 @@ PATCHES=$empty "$S"/apply-series.sh || exit 1
 # next apply-series.sh pops it, and mark the stamp so that it is never "up
 # to date" for a real series.
 sed -i "s/^APPLIED_SERIES_HASH=.*/APPLIED_SERIES_HASH='checking-$(series_hash "$PATCHES")'/" "$work/applied.env"
-rm -rf "$work/applied-series"
-mkdir -p "$work/applied-series"
-cp "$PATCHES/series" "$work/applied-series/"
-for p in "${patches[@]}"; do
-	mkdir -p "$work/applied-series/$(dirname "$p")"
-	cp "$PATCHES/$p" "$work/applied-series/$p"
-done
+snapshot_series "$PATCHES" "$work"
 export QUILT_PATCHES=$PATCHES QUILT_PC=.pc
 quilt() { command quilt --quiltrc=- "$@"; }
 

@@ -111,6 +111,20 @@ series_list() {
 		-e '/^$/d' "$1/series"
 }
 
+# snapshot_series <patches-dir> <work-dir>: copy the series file and its
+# patches to <work-dir>/applied-series, so that the work tree can be popped
+# later even if the patches directory has changed by then.
+snapshot_series() {
+	local dir=$1 work=$2 p
+	rm -rf "$work/applied-series"
+	mkdir -p "$work/applied-series"
+	cp "$dir/series" "$work/applied-series/"
+	series_list "$dir" | while read -r p; do
+		mkdir -p "$work/applied-series/$(dirname "$p")"
+		cp "$dir/$p" "$work/applied-series/$p"
+	done
+}
+
 # run_logged <logfile> cmd...: run a command with its output in a log; on
 # failure print the log's tail so the error is visible without opening it.
 run_logged() {
