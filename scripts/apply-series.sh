@@ -82,21 +82,6 @@ if [ ! -d "$src" ]; then
 fi
 rm -rf "$src/.pc"
 
-# Explain a failed patch: which file, which hunk, and whether it would apply
-# with fuzz (which we refuse) or not at all.
-explain_failure() {
-	local p=$1 log=$2
-	awk -v p="$p" '
-		/^patching file / { f = substr($0, 15) }
-		/^Hunk #[0-9]+ FAILED/ { printf "  %s: %s: %s\n", p, f, $0 }
-		/can.t find file to patch/ { printf "  %s: a file it patches does not exist\n", p }
-		/Reversed .or previously applied. patch detected/ { printf "  %s: %s: already applied (reversed patch)\n", p, f }
-	' "$log" >&2
-	if (cd "$src" && patch -p1 --dry-run --fuzz=2 -s <"$PATCHES/$p" >/dev/null 2>&1); then
-		echo "  $p applies only with fuzz; fuzz is an error here" >&2
-	fi
-}
-
 # Snapshot of the series being pushed, for the next pop.
 snapshot_series "$PATCHES" "$work"
 
@@ -107,7 +92,8 @@ for p in "${patches[@]}"; do
 	log=$work/push-$n.log
 	if ! (cd "$src" && quilt push --fuzz=0 "$p") >"$log" 2>&1; then
 		echo "[harness] apply: ERROR: patch $n/${#patches[@]} $p does not apply to $BASE_VERSION:" >&2
-		explain_failure "$p" "$log"
+		explain_patch_failure "$p" "$PATCHES/$p" "$src" "$log" &&
+			echo "  $p applies only with fuzz; fuzz is an error here" >&2
 		(cd "$src" && quilt pop -a -q) >/dev/null 2>&1 || rm -rf "$src"
 		rm -rf "$src/.pc"
 		die "series stopped at $p; the work tree is back at the base" \

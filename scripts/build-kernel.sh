@@ -17,9 +17,7 @@ log=$BUILD_DIR/build.log
 before=$(stat -c %Y "$BUILD_DIR/arch/arm64/boot/Image" 2>/dev/null || echo 0)
 info "make -j$JOBS Image headers_install (log: $log)"
 if ! make -C "$src" O="$BUILD_DIR" "${KMAKE_TOOLCHAIN[@]}" -j"$JOBS" Image headers_install >"$log" 2>&1; then
-	echo "---- errors from $log ----" >&2
-	grep -E 'error:|Error [0-9]+|undefined reference' "$log" | head -n 20 >&2
-	echo "----" >&2
+	show_build_errors "$log"
 	die "kernel build failed for '$VARIANT' ($(basename "$BUILD_DIR"))" "see $log"
 fi
 image=$BUILD_DIR/arch/arm64/boot/Image

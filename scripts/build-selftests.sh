@@ -31,9 +31,7 @@ info "make TARGETS=kvm install (log: $log)"
 if ! make -C "$src/tools/testing/selftests" O="$BUILD_DIR" ARCH=arm64 \
 	CROSS_COMPILE="$cross" CC="ccache ${cross}gcc" LDFLAGS=-static \
 	TARGETS=kvm INSTALL_PATH="$install" -j"$JOBS" install >"$log" 2>&1; then
-	echo "---- errors from $log ----" >&2
-	grep -E 'error:|Error [0-9]+|undefined reference' "$log" | head -n 20 >&2
-	echo "----" >&2
+	show_build_errors "$log"
 	die "KVM selftests build failed for '$VARIANT'" "see $log"
 fi
 [ -x "$install/run_kselftest.sh" ] && [ -s "$install/kselftest-list.txt" ] ||

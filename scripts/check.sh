@@ -128,12 +128,6 @@ kmake() { # kmake <logfile> <build dir> targets...: make in the check tree
 	make -C "$src" O="$dir" "${KMAKE_TOOLCHAIN[@]}" -j"$JOBS" "$@" >"$log" 2>&1
 }
 
-show_errors() {
-	echo "---- from $1 ----" >&2
-	grep -E 'error:|Error [0-9]+|undefined reference|undefined!' "$1" | head -n 15 >&2
-	echo "----" >&2
-}
-
 # Files of a patch (new names), and their classes.
 patch_files() {
 	grep -E '^\+\+\+ b/' "$1" | sed -e 's#^+++ b/##' -e 's/\t.*//' | sort -u
@@ -232,7 +226,7 @@ PY
 # --- state 0: the base ---------------------------------------------------
 info "base: arm64 build (log: $res/logs/base.arm64.log)"
 kmake "$res/logs/base.arm64.log" "$build" Image headers_install || {
-	show_errors "$res/logs/base.arm64.log"
+	show_build_errors "$res/logs/base.arm64.log"
 	die "the base $BASE_VERSION does not build with the kvm-host config" "see $res/logs/base.arm64.log"
 }
 # Warnings of the base build: accumulated per base and config, because an
@@ -259,12 +253,8 @@ for p in "${patches[@]}"; do
 	# apply
 	log=$res/logs/$n.apply.log
 	if ! (cd "$src" && quilt push --fuzz=0 "$p") >"$log" 2>&1; then
-		awk -v p="$p" '/^patching file / { f = substr($0, 15) }
-			/^Hunk #[0-9]+ FAILED/ { printf "  %s: %s: %s\n", p, f, $0 }
-			/can.t find file to patch/ { printf "  %s: a file it patches does not exist\n", p }' "$log" >&2
 		how="does not apply"
-		(cd "$src" && patch -p1 --dry-run --fuzz=2 -s <"$mail" >/dev/null 2>&1) &&
-			how="applies only with fuzz"
+		explain_patch_failure "$p" "$mail" "$src" "$log" && how="applies only with fuzz"
 		row "$n" "$p" FAIL - - - - - - -
 		fail "$p" apply "$how to $BASE_VERSION + the patches before it" \
 			"rebase it (quilt push -f, fix the .rej, quilt refresh)"
@@ -316,7 +306,7 @@ for p in "${patches[@]}"; do
 	if [ -n "$kernel" ]; then
 		log=$res/logs/$n.arm64.log
 		if ! kmake "$log" "$build" Image headers_install; then
-			show_errors "$log"
+			show_build_errors "$log"
 			row "$n" "$p" ok "$c_cp" FAIL - - - - -
 			fail "$p" arm64 "the kernel does not build with the series up to this patch (log: $log)" \
 				"fix the patch so that it builds on its own (bisectability)"
@@ -340,7 +330,7 @@ for p in "${patches[@]}"; do
 				0) c_x86=ok ;;
 				2) row "$n" "$p" ok "$c_cp" "$c_arm" FAIL - - - -
 				   fail "$p" x86_64 "x86-kvm config failed" "see the messages above" ;;
-				*) show_errors "$res/logs/$n.x86_64.log"
+				*) show_build_errors "$res/logs/$n.x86_64.log"
 				   row "$n" "$p" ok "$c_cp" "$c_arm" FAIL - - - -
 				   fail "$p" x86_64 "the x86_64 KVM kernel does not build (log: $res/logs/$n.x86_64.log)" \
 					"the generic code must build without arm64 (check #includes and stubs)" ;;
@@ -426,7 +416,7 @@ if [ "$CHECK_CLANG" != 0 ]; then
 		{ cat "$res/logs/clang-config.log" >&2; die "clang config failed"; }
 	ctc=(LLVM=1 CC="ccache clang")
 	if ! make -C "$src" O="$cbuild" "${ctc[@]}" -j"$JOBS" Image >"$res/logs/final.clang.log" 2>&1; then
-		show_errors "$res/logs/final.clang.log"
+		show_build_errors "$res/logs/final.clang.log"
 		row "+" "final state, LLVM=1" - - FAIL - - - - -
 		fail "${patches[-1]}" clang "the final state does not build with clang (log: $res/logs/final.clang.log)" "fix it"
 	fi

@@ -125,6 +125,27 @@ snapshot_series() {
 	done
 }
 
+# explain_patch_failure <name> <patch file> <tree> <quilt log>: on stderr,
+# the file and hunk of each failure in the log; returns 0 when the patch
+# would apply to <tree> with fuzz (which the harness refuses), 1 otherwise.
+explain_patch_failure() {
+	local name=$1 mail=$2 tree=$3 log=$4
+	awk -v p="$name" '
+		/^patching file / { f = substr($0, 15) }
+		/^Hunk #[0-9]+ FAILED/ { printf "  %s: %s: %s\n", p, f, $0 }
+		/can.t find file to patch/ { printf "  %s: a file it patches does not exist\n", p }
+		/Reversed .or previously applied. patch detected/ { printf "  %s: %s: already applied (reversed patch)\n", p, f }
+	' "$log" >&2
+	(cd "$tree" && patch -p1 --dry-run --fuzz=2 -s <"$mail" >/dev/null 2>&1)
+}
+
+# show_build_errors <log>: the error lines of a failed build, on stderr.
+show_build_errors() {
+	echo "---- errors from $1 ----" >&2
+	grep -E 'error:|Error [0-9]+|undefined reference|undefined!' "$1" | head -n 20 >&2
+	echo "----" >&2
+}
+
 # run_logged <logfile> cmd...: run a command with its output in a log; on
 # failure print the log's tail so the error is visible without opening it.
 run_logged() {
