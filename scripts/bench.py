@@ -87,6 +87,12 @@ def metrics_from_output(lines):
                 for p in ("p50", "p99", "max"):
                     out.append((f"KVM_IRQFD {op} {p}, {obj['background_vms']} background VMs",
                                 "latency", "ns", obj[f"{op}_ns"][p]))
+        elif kind == "vgic-wakeup":
+            tag = f"{obj['vcpus']} vCPUs, halt_poll_ns {obj['halt_poll_ns']}"
+            out.append((f"interrupts delivered, {tag}", "count", "interrupts", obj["interrupts"]))
+            out.append((f"delivery latency mean, {tag}", "latency", "us", obj["latency_us"]["mean"]))
+            out.append((f"halt_successful_poll, {tag}", "count", "polls", obj["halt_successful_poll"]))
+            out.append((f"halt_wakeup, {tag}", "count", "wakeups", obj["halt_wakeup"]))
     for line in lines:
         m = re.match(r"Rate: ([\d.]+) LPIs/sec", line.strip())
         if m:
@@ -99,12 +105,43 @@ def total_exits(lines):
     return sum(sum(o["exits"]) for o in json_objects(lines) if o.get("benchmark") == "exit-loop")
 
 
-def metrics_from_lockstat(text, classes):
+# Frames of the lock machinery itself, above the code that takes the lock.
+LOCK_FRAME_RE = re.compile(r"^(lock_acquire|__lock_acquire|_raw_|__raw_|do_raw_|trace_|__traceiter_|__bpf_trace_)")
+
+
+def parse_lock_sites(text):
+    """{class: {function: acquisitions}} from a lock:lock_acquire hist dump
+    (run-bench.sh): per trigger, each stack's hitcount goes to the first
+    frame that is not lock machinery."""
+    out, cls, stack = {}, None, []
+    for line in text.splitlines():
+        m = re.search(r'trigger info: .* if name == "([^"]+)"', line)
+        if m:
+            cls = m.group(1).lstrip("&")
+            out.setdefault(cls, {})
+            continue
+        st = line.strip()
+        if st.startswith("{ common_stacktrace:") or st.startswith("{ stacktrace:"):
+            stack = []
+        elif st.startswith("} hitcount:") and cls is not None:
+            n = int(st.split(":", 1)[1].split()[0])
+            fn = next((lockstat.site_function(f) for f in stack if not LOCK_FRAME_RE.match(f)), "?")
+            out[cls][fn] = out[cls].get(fn, 0) + n
+        elif st and "+0x" in st and not st.startswith("#"):
+            stack.append(st)
+    return out
+
+
+def metrics_from_lockstat(text, classes, sites_text=None):
     """Counts for the named classes: acquisitions, contentions, and the
-    contentions per contention-point function."""
+    contentions per contention-point function; for a class named
+    "<class>:sites", also the acquisitions per calling function."""
     out = []
     parsed = lockstat.parse(text)
+    sites = parse_lock_sites(sites_text) if sites_text else {}
     for want in classes:
+        per_site = want.endswith(":sites")
+        want = want[:-len(":sites")] if per_site else want
         sel = lockstat.select(parsed, [want])
         acq = sum(c["stats"]["acquisitions"] for c in sel.values())
         con = sum(c["stats"]["contentions"] for c in sel.values())
@@ -118,22 +155,26 @@ def metrics_from_lockstat(text, classes):
                 sites[fn] = sites.get(fn, 0) + s["count"]
         for fn, n in sorted(sites.items()):
             out.append((f"lock_stat {label} contentions at {fn}", "count", "contentions", n))
+        if per_site and label in sites:
+            for fn, n in sorted(sites[label].items()):
+                out.append((f"lock_stat {label} acquisitions at {fn}", "count", "acquisitions", n))
     return out
 
 
 def split_lockstat(output):
-    """Separate a benchmark's own output from its /proc/lock_stat dump."""
-    own, ls, inside = [], [], False
+    """Separate a benchmark's own output from its /proc/lock_stat dump and
+    its lock_acquire hist dump: (own lines, lock_stat text, hist text)."""
+    own, ls, hist, inside = [], [], [], None
     for line in output:
-        if line == "@lock_stat-begin":
-            inside = True
-        elif line == "@lock_stat-end":
-            inside = False
-        elif inside:
-            ls.append(line)
+        if line in ("@lock_stat-begin", "@lock_sites-begin"):
+            inside = ls if line == "@lock_stat-begin" else hist
+        elif line in ("@lock_stat-end", "@lock_sites-end"):
+            inside = None
+        elif inside is not None:
+            inside.append(line)
         else:
             own.append(line)
-    return own, ("\n".join(ls) if ls else None)
+    return own, ("\n".join(ls) if ls else None), ("\n".join(hist) if hist else None)
 
 
 def run_metrics(tap_text, benchlist):
@@ -143,10 +184,10 @@ def run_metrics(tap_text, benchlist):
     _, tests = report.parse_tap(tap_text)
     res = {}
     for t in tests:
-        own, ls = split_lockstat(t["output"])
+        own, ls, hist = split_lockstat(t["output"])
         metrics = metrics_from_output(own)
         if ls is not None and classes.get(t["name"]):
-            lsm = metrics_from_lockstat(ls, classes[t["name"]])
+            lsm = metrics_from_lockstat(ls, classes[t["name"]], hist)
             metrics += lsm
             # A benchmark that runs for a fixed time makes more exits (and
             # so more lock acquisitions) on a faster kernel: per exit, the

@@ -4,6 +4,10 @@
 # benchmark's output and, when the kernel has lock_stat, the /proc/lock_stat
 # taken over exactly that benchmark, as "# " comment lines between
 # "# bench: begin <name>" and its result line. scripts/bench.py reads it.
+# A lock class written "<class>:sites" also gets its acquisitions counted
+# per call stack: a hist trigger on the lock:lock_acquire tracepoint
+# (lockdep + CONFIG_HIST_TRIGGERS, kernel-config/trace.config), keyed by
+# the stack and filtered on the class name, dumped after the benchmark.
 #
 #   run-bench.sh <benchlist.tsv> <kselftest install dir> <bench bin dir>
 #
@@ -22,6 +26,11 @@ echo "# harness: kernel $(uname -r), $(nproc) CPUs"
 lockstat=
 [ -w /proc/sys/kernel/lock_stat ] && [ -r /proc/lock_stat ] && lockstat=1
 echo "# harness: lock_stat ${lockstat:+available}${lockstat:-not available}"
+trig=/sys/kernel/tracing/events/lock/lock_acquire/trigger
+[ -d /sys/kernel/tracing/events ] || mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
+sites=
+[ -w "$trig" ] && sites=1
+echo "# harness: acquisition call sites ${sites:+available}${sites:-not available (needs lockdep and HIST_TRIGGERS)}"
 i=0
 while IFS="$tab" read -r kind name timeout classes cmd args; do
 	[ "$kind" = bench ] || continue
@@ -33,6 +42,19 @@ while IFS="$tab" read -r kind name timeout classes cmd args; do
 		echo "not ok $i bench: $name # no program '$cmd'"
 		continue
 	fi
+	triggers=
+	for c in $(echo "$classes" | tr ',' ' '); do
+		case $c in *:sites) ;; *) continue ;; esac
+		[ -n "$sites" ] || continue
+		c=${c%:sites}
+		case $c in \&*) ;; *) c="&$c" ;; esac
+		t="hist:keys=common_stacktrace:vals=hitcount:sort=hitcount.descending:size=4096 if name == \"$c\""
+		if echo "$t" >"$trig" 2>/dev/null; then
+			triggers="$triggers$c,"
+		else
+			echo "# harness: cannot set the hist trigger for $c"
+		fi
+	done
 	if [ -n "$lockstat" ]; then
 		echo 0 >/proc/lock_stat
 		echo 1 >/proc/sys/kernel/lock_stat
@@ -48,6 +70,16 @@ while IFS="$tab" read -r kind name timeout classes cmd args; do
 		echo "# @lock_stat-begin"
 		sed 's/^/# /' /proc/lock_stat
 		echo "# @lock_stat-end"
+	fi
+	# The hist file holds one histogram per trigger, each headed by its
+	# "trigger info" line (which names the class); then the triggers go.
+	if [ -n "$triggers" ]; then
+		echo "# @lock_sites-begin"
+		sed 's/^/# /' /sys/kernel/tracing/events/lock/lock_acquire/hist
+		echo "# @lock_sites-end"
+		for c in $(echo "$triggers" | tr ',' ' '); do
+			echo "!hist:keys=common_stacktrace:vals=hitcount:sort=hitcount.descending:size=4096 if name == \"$c\"" >"$trig"
+		done
 	fi
 	echo "# harness: duration $name $(( $(date +%s) - t0 ))s"
 	case $rc in
