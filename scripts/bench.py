@@ -138,7 +138,7 @@ def metrics_from_lockstat(text, classes, sites_text=None):
     "<class>:sites", also the acquisitions per calling function."""
     out = []
     parsed = lockstat.parse(text)
-    sites = parse_lock_sites(sites_text) if sites_text else {}
+    acq_sites = parse_lock_sites(sites_text) if sites_text else {}
     for want in classes:
         per_site = want.endswith(":sites")
         want = want[:-len(":sites")] if per_site else want
@@ -155,8 +155,8 @@ def metrics_from_lockstat(text, classes, sites_text=None):
                 sites[fn] = sites.get(fn, 0) + s["count"]
         for fn, n in sorted(sites.items()):
             out.append((f"lock_stat {label} contentions at {fn}", "count", "contentions", n))
-        if per_site and label in sites:
-            for fn, n in sorted(sites[label].items()):
+        if per_site and label in acq_sites:
+            for fn, n in sorted(acq_sites[label].items()):
                 out.append((f"lock_stat {label} acquisitions at {fn}", "count", "acquisitions", n))
     return out
 

@@ -25,12 +25,12 @@ echo "1..$total"
 echo "# harness: kernel $(uname -r), $(nproc) CPUs"
 lockstat=
 [ -w /proc/sys/kernel/lock_stat ] && [ -r /proc/lock_stat ] && lockstat=1
-echo "# harness: lock_stat ${lockstat:+available}${lockstat:-not available}"
+echo "# harness: lock_stat $([ -n "$lockstat" ] && echo available || echo "not available")"
 trig=/sys/kernel/tracing/events/lock/lock_acquire/trigger
 [ -d /sys/kernel/tracing/events ] || mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
 sites=
 [ -w "$trig" ] && sites=1
-echo "# harness: acquisition call sites ${sites:+available}${sites:-not available (needs lockdep and HIST_TRIGGERS)}"
+echo "# harness: acquisition call sites $([ -n "$sites" ] && echo available || echo "not available (needs lockdep and HIST_TRIGGERS)")"
 i=0
 while IFS="$tab" read -r kind name timeout classes cmd args; do
 	[ "$kind" = bench ] || continue
