@@ -103,6 +103,25 @@ PY
 	else record lockstat-parser fail "$(tail -n 1 "$LOGS/lockstat.log")"
 	fi
 
+	# Lock acquisitions per call site: a lock:lock_acquire hist dump taken by
+	# run-bench.sh in a real halt-poll benchmark (patched kernel).
+	if python3 - "$S" "$FX/lock_sites-halt-poll.txt" >"$LOGS/locksites.log" 2>&1 <<'PY'
+import sys
+sys.path.insert(0, sys.argv[1])
+import bench
+d = bench.parse_lock_sites(open(sys.argv[2]).read())
+assert d == {"vgic_cpu->ap_list_lock": {"kvm_vgic_flush_hwstate": 2819, "kvm_vgic_sync_hwstate": 2821,
+                                        "vgic_queue_irq_unlock": 2664, "kvm_vgic_vcpu_pending_irq": 793,
+                                        "vgic_flush_pending_lpis": 6}}, d
+ls = "lock_stat version 0.4\n"
+m = bench.metrics_from_lockstat(ls, ["vgic_cpu->ap_list_lock:sites"], open(sys.argv[2]).read())
+assert ("lock_stat vgic_cpu->ap_list_lock acquisitions at kvm_vgic_vcpu_pending_irq", "count",
+        "acquisitions", 793) in m, m
+PY
+	then record lock-sites-parser pass "acquisitions per calling function from a hist dump"
+	else record lock-sites-parser fail "$(tail -n 1 "$LOGS/locksites.log")"
+	fi
+
 	# The bench collector and report on stored raw streams of two interleaved
 	# base/patched pairs (scripts/tests/fixtures/bench): known values out.
 	rm -rf "$LOGS/bench"
