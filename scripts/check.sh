@@ -122,7 +122,9 @@ for l in cand:
 PY
 }
 
-kmake() { # kmake <logfile> <build dir> targets...: make in the check tree
+kmake() { # kmake <logfile> <build dir> [VAR=value...] targets...: make in
+	# the check tree with this run's toolchain; variables given here come
+	# later on make's command line, so they override it (x86_64, clang).
 	local log=$1 dir=$2
 	shift 2
 	make -C "$src" O="$dir" "${KMAKE_TOOLCHAIN[@]}" -j"$JOBS" "$@" >"$log" 2>&1
@@ -142,7 +144,7 @@ cfiles_of() { echo "$1" | grep -E '\.c$' | while read -r f; do is_kernel_code "$
 
 # sparse and W=1 on <label> <files...> into $res/<label>.{sparse,w1}
 file_checks() {
-	local label=$1 f obj
+	local label=$1 f obj lg
 	shift
 	: >"$res/$label.sparse"
 	: >"$res/$label.w1"
@@ -150,19 +152,19 @@ file_checks() {
 	for f in "$@"; do
 		[ -f "$src/$f" ] || continue
 		obj=${f%.c}.o
+		lg=${f//\//_}.log	# the file's part of its log names
 		# A file the arm64 config does not build (a KUnit test, say) is
 		# compiled on its own if it can be; otherwise it is "n/b".
-		if [ ! -f "$build/$obj" ] && ! kmake "$res/logs/$label.single.$(echo "$f" | tr / _).log" "$build" "$obj"; then
+		if [ ! -f "$build/$obj" ] && ! kmake "$res/logs/$label.single.$lg" "$build" "$obj"; then
 			echo "$f" >>"$res/$label.notbuilt"
 			continue
 		fi
-		kmake "$res/logs/$label.sparse.$(echo "$f" | tr / _).log" "$build" C=2 "$obj" ||
-			return 1
+		kmake "$res/logs/$label.sparse.$lg" "$build" C=2 "$obj" || return 1
 		# Only what concerns this file: its own warnings and those in
 		# headers (make may also check objects of the prepare stage).
-		norm_warnings "$res/logs/$label.sparse.$(echo "$f" | tr / _).log" | own "$f" >>"$res/$label.sparse"
-		kmake "$res/logs/$label.w1.$(echo "$f" | tr / _).log" "$build" W=1 "$obj" || return 1
-		norm_warnings "$res/logs/$label.w1.$(echo "$f" | tr / _).log" | own "$f" >>"$res/$label.w1"
+		norm_warnings "$res/logs/$label.sparse.$lg" | own "$f" >>"$res/$label.sparse"
+		kmake "$res/logs/$label.w1.$lg" "$build" W=1 "$obj" || return 1
+		norm_warnings "$res/logs/$label.w1.$lg" | own "$f" >>"$res/$label.w1"
 	done
 }
 own() { awk -v f="$1" '{ w = $1; sub(/:$/, "", w) } w == f || w ~ /\.h$/'; }
@@ -185,11 +187,8 @@ x86_build() { # x86_build <label>: configure (once) and build x86_64
 		cat "$res/logs/x86-config.log" >&2
 		return 2
 	}
-	# The x86_64 toolchain (lib.sh with KARCH=x86_64).
-	local tc
-	tc=$(KARCH=x86_64 bash -c ". '$S/lib.sh'; printf '%s\n' \"\${KMAKE_TOOLCHAIN[@]}\"")
-	mapfile -t tc <<<"$tc"
-	make -C "$src" O="$x86build" ARCH=x86_64 "${tc[@]}" -j"$JOBS" bzImage >"$log" 2>&1
+	toolchain_for x86_64
+	kmake "$log" "$x86build" ARCH=x86_64 "${KMAKE_TC[@]}" bzImage
 }
 
 finish() { # finish <rc> [patch gate what]
@@ -414,8 +413,9 @@ if [ "$CHECK_CLANG" != 0 ]; then
 	info "final state: clang build (LLVM=1, log: $res/logs/final.clang.log)"
 	LLVM=1 FRAGMENTS=kvm-host "$S"/config.sh >"$res/logs/clang-config.log" 2>&1 ||
 		{ cat "$res/logs/clang-config.log" >&2; die "clang config failed"; }
-	ctc=(LLVM=1 CC="ccache clang")
-	if ! make -C "$src" O="$cbuild" "${ctc[@]}" -j"$JOBS" Image >"$res/logs/final.clang.log" 2>&1; then
+	toolchain_for arm64 1
+	ctc=("${KMAKE_TC[@]}")
+	if ! kmake "$res/logs/final.clang.log" "$cbuild" "${ctc[@]}" Image; then
 		show_build_errors "$res/logs/final.clang.log"
 		row "+" "final state, LLVM=1" - - FAIL - - - - -
 		fail "${patches[-1]}" clang "the final state does not build with clang (log: $res/logs/final.clang.log)" "fix it"
@@ -428,7 +428,7 @@ if [ "$CHECK_CLANG" != 0 ]; then
 		(cd "$src" && quilt pop -a -q) >/dev/null 2>&1 || die "quilt pop failed in $src"
 		rm -rf "$cbuild"
 		LLVM=1 FRAGMENTS=kvm-host "$S"/config.sh >/dev/null 2>&1
-		make -C "$src" O="$cbuild" "${ctc[@]}" -j"$JOBS" Image >"$res/logs/base.clang.log" 2>&1 ||
+		kmake "$res/logs/base.clang.log" "$cbuild" "${ctc[@]}" Image ||
 			die "the base does not build with clang" "see $res/logs/base.clang.log"
 		norm_warnings "$res/logs/base.clang.log" >"$res/base.clang.w"
 		(cd "$src" && quilt push -a -q --fuzz=0) >/dev/null 2>&1 || die "quilt push -a failed in $src"

@@ -19,17 +19,31 @@ export OUT HARNESS_ROOT
 KARCH=${KARCH:-arm64}
 ARCH=$KARCH
 export ARCH
-if [ "$KARCH" = x86_64 ]; then
-	if [ "$(uname -m)" = x86_64 ]; then X86_CROSS=${X86_CROSS:-}; else X86_CROSS=${X86_CROSS:-x86_64-linux-gnu-}; fi
-	KMAKE_TOOLCHAIN=(CROSS_COMPILE="$X86_CROSS" CC="ccache ${X86_CROSS}gcc")
-elif [ -n "${LLVM:-}" ]; then
-	export LLVM
-	KMAKE_TOOLCHAIN=(LLVM="$LLVM" CC="ccache clang")
-else
+
+# toolchain_for <karch> [<llvm>]: set KMAKE_TC to the make variables that
+# build for <karch> (arm64 or x86_64), with LLVM=<llvm> when given (arm64).
+# ARCH is not among them: it comes from the environment or the caller.
+toolchain_for() {
+	local karch=$1 llvm=${2:-} x c
+	if [ "$karch" = x86_64 ]; then
+		if [ "$(uname -m)" = x86_64 ]; then x=${X86_CROSS:-}; else x=${X86_CROSS:-x86_64-linux-gnu-}; fi
+		KMAKE_TC=(CROSS_COMPILE="$x" CC="ccache ${x}gcc")
+	elif [ -n "$llvm" ]; then
+		KMAKE_TC=(LLVM="$llvm" CC="ccache clang")
+	else
+		c=${CROSS_COMPILE:-aarch64-linux-gnu-}
+		KMAKE_TC=(CROSS_COMPILE="$c" CC="ccache ${c}gcc")
+	fi
+}
+
+# This run's toolchain.
+[ -n "${LLVM:-}" ] && [ "$KARCH" != x86_64 ] && export LLVM
+if [ "$KARCH" != x86_64 ] && [ -z "${LLVM:-}" ]; then
 	CROSS_COMPILE=${CROSS_COMPILE:-aarch64-linux-gnu-}
 	export CROSS_COMPILE
-	KMAKE_TOOLCHAIN=(CROSS_COMPILE="$CROSS_COMPILE" CC="ccache ${CROSS_COMPILE}gcc")
 fi
+toolchain_for "$KARCH" "${LLVM:-}"
+KMAKE_TOOLCHAIN=("${KMAKE_TC[@]}")
 JOBS=${JOBS:-$(nproc)}
 
 # Reproducible, cache-friendly builds: the same inputs give the same objects.
