@@ -50,7 +50,9 @@ problems=()
 mails=$(ls "$dir"/*.patch 2>/dev/null | wc -l)
 [ "$mails" -eq $((total + 1)) ] || problems+=("$mails mails for $total patches")
 cover=$dir/0000-cover-letter.patch
-grep -q "^Subject: \[PATCH 0/$total\] KVM: arm64: " "$cover" 2>/dev/null || problems+=("cover letter subject")
+# git format-patch pads the numbers to the width of the total: [PATCH 01/12].
+pad() { printf "%0${#total}d" "$1"; }
+grep -q "^Subject: \[PATCH $(pad 0)/$total\] KVM: arm64: " "$cover" 2>/dev/null || problems+=("cover letter subject")
 grep -q '^Command: make bench' "$cover" 2>/dev/null || problems+=("no results command in the cover letter")
 grep -q 'ratio' "$cover" 2>/dev/null || problems+=("no results table in the cover letter")
 grep -q '@RESULTS@\|@BASE@\|\*\*\* SUBJECT HERE\|\*\*\* BLURB HERE' "$cover" 2>/dev/null &&
@@ -63,7 +65,7 @@ for p in "${patches[@]}"; do
 	subj=$(subject_of "$m")
 	orig=$(subject_of "$HARNESS_ROOT/patches/$p")
 	orig=$(echo "$orig" | sed 's/^\[[^]]*\] //')
-	case "$subj" in "[PATCH $n/$total] $orig"*) ;; *) problems+=("mail $n subject '$subj'") ;; esac
+	case "$subj" in "[PATCH $(pad $n)/$total] $orig"*) ;; *) problems+=("mail $n subject '$subj'") ;; esac
 	grep -qx "From: $sender_name <$sender_email>" "$m" || problems+=("mail $n author")
 	grep -qx "Signed-off-by: $sender_name <$sender_email>" "$m" || problems+=("mail $n sign-off")
 done
