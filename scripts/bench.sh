@@ -38,21 +38,21 @@ for v in base patched; do
 	VARIANT=$v "$S"/build-selftests.sh
 done
 VARIANT=base "$S"/build-bench.sh
-# KVM selftests named in the list run from the patched tree's build on both
-# kernels: the same userspace on both sides, only the kernel differs (and a
-# test that the series adds exists for the base boot too).
-ksft=$(VARIANT=patched build_dir)/kselftest_install/kvm
-for prog in $(awk '!/^[[:space:]]*(#|$)/ { print $4 }' "$BENCHLIST" | sort -u); do
-	[ -f "$HARNESS_ROOT/selftests/bench/$prog.c" ] && continue
-	[ -x "$ksft/$prog" ] || die "benchmark program '$prog' is neither in selftests/bench nor a KVM selftest of the patched tree"
-	cp "$ksft/$prog" "$OUT/work/bench-bin/$prog"
-done
 
 rm -rf "$BENCH_DIR"
 mkdir -p "$BENCH_DIR/raw"
 phase_start bench
 total=$(python3 "$S"/bench.py resolve "$BENCHLIST" --only "${ONLY:-}" -o "$BENCH_DIR/benchlist.tsv") ||
 	die "benchmark list rejected" "fix the entry named above"
+# KVM selftests named in the list run from the patched tree's build on both
+# kernels: the same userspace on both sides, only the kernel differs (and a
+# test that the series adds exists for the base boot too).
+ksft=$(VARIANT=patched build_dir)/kselftest_install/kvm
+for prog in $(awk -F'\t' '$1 == "bench" { print $5 }' "$BENCH_DIR/benchlist.tsv" | sort -u); do
+	[ -f "$HARNESS_ROOT/selftests/bench/$prog.c" ] && continue
+	[ -x "$ksft/$prog" ] || die "benchmark program '$prog' is neither in selftests/bench nor a KVM selftest of the patched tree"
+	cp "$ksft/$prog" "$OUT/work/bench-bin/$prog"
+done
 export TESTS_TIMEOUT=$total
 repro="make bench REPS=$REPS FRAGMENTS='$FRAGMENTS' HOST_MODE=$HOST_MODE GIC=$GIC SMP=$SMP MEM=$MEM"
 [ -n "${KERNEL_SRC:-}" ] && repro="$repro KERNEL_SRC=$KERNEL_SRC"

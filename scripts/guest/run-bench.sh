@@ -30,6 +30,8 @@ trig=/sys/kernel/tracing/events/lock/lock_acquire/trigger
 [ -d /sys/kernel/tracing/events ] || mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
 sites=
 [ -w "$trig" ] && sites=1
+# The hist trigger of a lock class; "!" before it removes it.
+hist_of() { echo "hist:keys=common_stacktrace:vals=hitcount:sort=hitcount.descending:size=4096 if name == \"$1\""; }
 echo "# harness: acquisition call sites $([ -n "$sites" ] && echo available || echo "not available (needs lockdep and HIST_TRIGGERS)")"
 i=0
 while IFS="$tab" read -r kind name timeout classes cmd args; do
@@ -48,8 +50,7 @@ while IFS="$tab" read -r kind name timeout classes cmd args; do
 		[ -n "$sites" ] || continue
 		c=${c%:sites}
 		case $c in \&*) ;; *) c="&$c" ;; esac
-		t="hist:keys=common_stacktrace:vals=hitcount:sort=hitcount.descending:size=4096 if name == \"$c\""
-		if echo "$t" >"$trig" 2>/dev/null; then
+		if hist_of "$c" >"$trig" 2>/dev/null; then
 			triggers="$triggers$c,"
 		else
 			echo "# harness: cannot set the hist trigger for $c"
@@ -78,7 +79,7 @@ while IFS="$tab" read -r kind name timeout classes cmd args; do
 		sed 's/^/# /' /sys/kernel/tracing/events/lock/lock_acquire/hist
 		echo "# @lock_sites-end"
 		for c in $(echo "$triggers" | tr ',' ' '); do
-			echo "!hist:keys=common_stacktrace:vals=hitcount:sort=hitcount.descending:size=4096 if name == \"$c\"" >"$trig"
+			echo "!$(hist_of "$c")" >"$trig"
 		done
 	fi
 	echo "# harness: duration $name $(( $(date +%s) - t0 ))s"
