@@ -17,7 +17,9 @@ Benchmark list lines:
   <name> <timeout s> <lock classes, comma separated, or -> <program> [args]
 
 Metric kinds: "count" (lock acquisitions and contentions, exits, calls:
-TCG does not distort them), "rate" and "latency" (under TCG: indicative only).
+TCG does not distort them), "tally" (events counted over a fixed time or
+a timing-dependent run: a faster kernel gets more), "rate" and "latency"
+(under TCG: indicative only).
 """
 import argparse
 import json
@@ -89,14 +91,20 @@ def metrics_from_output(lines):
                                 "latency", "ns", obj[f"{op}_ns"][p]))
         elif kind == "vgic-wakeup":
             tag = f"{obj['vcpus']} vCPUs, halt_poll_ns {obj['halt_poll_ns']}"
-            out.append((f"interrupts delivered, {tag}", "count", "interrupts", obj["interrupts"]))
+            out.append((f"interrupts delivered, {tag}", "tally", "interrupts", obj["interrupts"]))
             out.append((f"delivery latency mean, {tag}", "latency", "us", obj["latency_us"]["mean"]))
-            out.append((f"halt_successful_poll, {tag}", "count", "polls", obj["halt_successful_poll"]))
-            out.append((f"halt_wakeup, {tag}", "count", "wakeups", obj["halt_wakeup"]))
+            out.append((f"halt_successful_poll, {tag}", "tally", "polls", obj["halt_successful_poll"]))
+            out.append((f"halt_wakeup, {tag}", "tally", "wakeups", obj["halt_wakeup"]))
     for line in lines:
         m = re.match(r"Rate: ([\d.]+) LPIs/sec", line.strip())
         if m:
             out.append(("LPI injection rate", "rate", "LPIs/s", float(m.group(1))))
+        m = re.match(r"LPIs taken by the guest: (\d+)", line.strip())
+        if m:
+            out.append(("LPIs taken by the guest", "tally", "LPIs", int(m.group(1))))
+        m = re.match(r"MOVI commands during the run: (\d+)", line.strip())
+        if m:
+            out.append(("MOVI commands during the run", "tally", "commands", int(m.group(1))))
     return out
 
 
@@ -106,22 +114,30 @@ def total_exits(lines):
 
 
 # Frames of the lock machinery itself, above the code that takes the lock.
-LOCK_FRAME_RE = re.compile(r"^(lock_acquire|__lock_acquire|_raw_|__raw_|do_raw_|trace_|__traceiter_|__bpf_trace_)")
+LOCK_FRAME_RE = re.compile(r"^(lock_acquire|__lock_acquire|_raw_|__raw_|do_raw_|trace_|__traceiter_|__bpf_trace_|_*mutex_lock)")
 
 
 def parse_lock_sites(text):
     """{class: {function: acquisitions}} from a lock:lock_acquire hist dump
-    (run-bench.sh): per trigger, each stack's hitcount goes to the first
-    frame that is not lock machinery."""
+    (run-bench.sh): each stack's hitcount goes to the first frame that is
+    not lock machinery. The class is the "name" key of the entry (one
+    trigger for all classes), or the one class in the trigger's filter
+    (dumps from one trigger per class)."""
     out, cls, stack = {}, None, []
     for line in text.splitlines():
-        m = re.search(r'trigger info: .* if name == "([^"]+)"', line)
+        if "trigger info:" in line:
+            names = [n.lstrip("&") for n in re.findall(r'name == "([^"]+)"', line)]
+            for n in names:
+                out.setdefault(n, {})
+            cls = names[0] if len(names) == 1 else None
+            continue
+        st = line.strip()
+        m = re.match(r"\{ name: (\S+)\s*, (?:common_)?stacktrace:", st)
         if m:
             cls = m.group(1).lstrip("&")
             out.setdefault(cls, {})
-            continue
-        st = line.strip()
-        if st.startswith("{ common_stacktrace:") or st.startswith("{ stacktrace:"):
+            stack = []
+        elif st.startswith("{ common_stacktrace:") or st.startswith("{ stacktrace:"):
             stack = []
         elif st.startswith("} hitcount:") and cls is not None:
             n = int(st.split(":", 1)[1].split()[0])
@@ -256,6 +272,7 @@ def fmt(v):
 
 
 KIND_NOTE = {"count": "count (TCG does not distort)", "rate": "rate (TCG: indicative)",
+             "tally": "count over the run (depends on speed)",
              "latency": "latency (TCG: indicative)"}
 
 

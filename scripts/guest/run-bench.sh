@@ -30,8 +30,10 @@ trig=/sys/kernel/tracing/events/lock/lock_acquire/trigger
 [ -d /sys/kernel/tracing/events ] || mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
 sites=
 [ -w "$trig" ] && sites=1
-# The hist trigger of a lock class; "!" before it removes it.
-hist_of() { echo "hist:keys=common_stacktrace:vals=hitcount:sort=hitcount.descending:size=4096 if name == \"$1\""; }
+# The hist trigger for the classes given as a filter ("!" before it removes
+# it). One trigger keyed by class name and stack: ftrace refuses a second
+# hist trigger whose keys match an existing one, whatever its filter.
+hist_of() { echo "hist:keys=name,common_stacktrace:vals=hitcount:sort=hitcount.descending:size=8192 if $1"; }
 echo "# harness: acquisition call sites $([ -n "$sites" ] && echo available || echo "not available (needs lockdep and HIST_TRIGGERS)")"
 i=0
 while IFS="$tab" read -r kind name timeout classes cmd args; do
@@ -44,18 +46,22 @@ while IFS="$tab" read -r kind name timeout classes cmd args; do
 		echo "not ok $i bench: $name # no program '$cmd'"
 		continue
 	fi
-	triggers=
+	filter=
 	for c in $(echo "$classes" | tr ',' ' '); do
 		case $c in *:sites) ;; *) continue ;; esac
 		[ -n "$sites" ] || continue
 		c=${c%:sites}
 		case $c in \&*) ;; *) c="&$c" ;; esac
-		if hist_of "$c" >"$trig" 2>/dev/null; then
-			triggers="$triggers$c,"
-		else
-			echo "# harness: cannot set the hist trigger for $c"
-		fi
+		filter="${filter:+$filter || }name == \"$c\""
 	done
+	triggers=
+	if [ -n "$filter" ]; then
+		if hist_of "$filter" >"$trig" 2>/dev/null; then
+			triggers=1
+		else
+			echo "# harness: cannot set the hist trigger ($filter)"
+		fi
+	fi
 	if [ -n "$lockstat" ]; then
 		echo 0 >/proc/lock_stat
 		echo 1 >/proc/sys/kernel/lock_stat
@@ -78,9 +84,7 @@ while IFS="$tab" read -r kind name timeout classes cmd args; do
 		echo "# @lock_sites-begin"
 		sed 's/^/# /' /sys/kernel/tracing/events/lock/lock_acquire/hist
 		echo "# @lock_sites-end"
-		for c in $(echo "$triggers" | tr ',' ' '); do
-			echo "!$(hist_of "$c")" >"$trig"
-		done
+		echo "!$(hist_of "$filter")" >"$trig"
 	fi
 	echo "# harness: duration $name $(( $(date +%s) - t0 ))s"
 	case $rc in
