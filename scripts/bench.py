@@ -96,16 +96,21 @@ def metrics_from_output(lines):
             out.append((f"halt_successful_poll, {tag}", "tally", "polls", obj["halt_successful_poll"]))
             out.append((f"halt_wakeup, {tag}", "tally", "wakeups", obj["halt_wakeup"]))
     for line in lines:
-        m = re.match(r"Rate: ([\d.]+) LPIs/sec", line.strip())
-        if m:
-            out.append(("LPI injection rate", "rate", "LPIs/s", float(m.group(1))))
-        m = re.match(r"LPIs taken by the guest: (\d+)", line.strip())
-        if m:
-            out.append(("LPIs taken by the guest", "tally", "LPIs", int(m.group(1))))
-        m = re.match(r"MOVI commands during the run: (\d+)", line.strip())
-        if m:
-            out.append(("MOVI commands during the run", "tally", "commands", int(m.group(1))))
+        for regex, metric, kind, unit, conv in TEXT_METRICS:
+            m = regex.match(line.strip())
+            if m:
+                out.append((metric, kind, unit, conv(m.group(1))))
     return out
+
+
+# Metrics printed as text lines (vgic_lpi_stress): regex with the value as
+# group 1, metric, kind, unit, type of the value.
+TEXT_METRICS = [
+    (re.compile(r"Rate: ([\d.]+) LPIs/sec"), "LPI injection rate", "rate", "LPIs/s", float),
+    (re.compile(r"LPIs taken by the guest: (\d+)"), "LPIs taken by the guest", "tally", "LPIs", int),
+    (re.compile(r"MOVI commands during the run: (\d+)"), "MOVI commands during the run", "tally", "commands",
+     int),
+]
 
 
 def total_exits(lines):
