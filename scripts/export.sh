@@ -240,4 +240,7 @@ fi
 authors=$(git -C "$work/git" log --format='%an <%ae>' "$base_commit..HEAD" | sort -u)
 [ "$authors" = "$name <$email>" ] || die "exported commits have author(s) '$authors', expected '$name <$email>'"
 echo "$am_tree" >"$EXPORT_DIR/.tree"
+# The checkout (a full kernel tree) was only the proof's; the mails are the
+# output. Drop it so that an export costs megabytes, not gigabytes, of disk.
+rm -rf "$work/git"
 status "$nmails mails in $EXPORT_DIR ($((nmails - 1)) patches + cover letter, from $name <$email>); git am onto $BASE_VERSION gives the quilt tree (${am_tree:0:12})"

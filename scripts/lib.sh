@@ -89,6 +89,18 @@ die() {
 	exit 1
 }
 
+# need_disk GB : fail early, with numbers, when $OUT's file system cannot hold
+# GB gigabytes of harness output (what $OUT already holds counts towards it).
+need_disk() {
+	local need_kb=$(($1 * 1024 * 1024)) have_kb used_kb
+	mkdir -p "$OUT"
+	have_kb=$(df -Pk "$OUT" | awk 'NR == 2 { print $4 }')
+	used_kb=$(du -sk "$OUT" 2>/dev/null | cut -f1)
+	[ $((have_kb + used_kb)) -ge "$need_kb" ] && return 0
+	echo "[harness] $PHASE: ERROR: $OUT needs about $1 GB (it holds $((used_kb / 1048576)) GB, $((have_kb / 1048576)) GB free on its file system) -- free space there or set OUT=<dir on a larger file system>" >&2
+	return 1
+}
+
 # need_tools tool... : fail with the Debian package line when a tool is missing.
 need_tools() {
 	local missing=()

@@ -29,6 +29,10 @@ mkdir -p "$OUT/tests"
 : >"$RESULTS_TSV"
 
 "$S"/deps.sh || { echo "0 passed, 1 failed"; exit 1; }
+# Disk: the base cache, one copied and several hard-linked work trees, their
+# build directories and a transient git checkout for the export proof need
+# about TEST_DISK_GB (9) GB under $OUT at the peak. Say so now, not an hour in.
+need_disk "${TEST_DISK_GB:-9}" || { echo "0 passed, 1 failed"; exit 1; }
 
 # 1. Harness behaviour (needs the base tree, and a kernel Image for the
 #    guest hang/panic cases: those run after the first QEMU run built it).
@@ -114,6 +118,35 @@ for r in ${TEST_RUNS:-vhe check check-tests export nvhe debug}; do
 		guest_cases_done=1
 	fi
 done
+
+# The cached base must be exactly as unpacked: the hard-linked work trees
+# share its files, so a tool writing one of them in place would change it.
+# quilt push/pop change the mtime of the base files they back up or restore
+# (the base's own inodes), so a newer mtime alone is no fault: such files are
+# compared with the base's git repository (made by the export) if there is one.
+base_cache_check() {
+	. "$OUT/state/base.env"
+	local newer repo=$OUT/cache/base-git/$BASE_ID/repo.git idx bad
+	newer=$(cd "$BASE_DIR" && find . -newer "$OUT/state/base.env" -type f | sed 's|^\./||')
+	if [ -z "$newer" ]; then
+		printf 'pass\tno file changed'
+	elif [ -d "$repo" ]; then
+		idx=$(mktemp)
+		GIT_DIR=$repo GIT_INDEX_FILE=$idx git read-tree refs/heads/base
+		bad=$(echo "$newer" | GIT_DIR=$repo GIT_INDEX_FILE=$idx GIT_WORK_TREE=$BASE_DIR \
+			xargs -d '\n' git diff --name-only -- 2>&1 | head -n 3 | tr '\n' ' ')
+		rm -f "$idx"
+		if [ -z "$bad" ]; then
+			printf 'pass\t%s file(s) with a newer mtime (quilt), content unchanged' "$(echo "$newer" | wc -l)"
+		else
+			printf 'fail\tcontent changed: %s' "$bad"
+		fi
+	else
+		printf 'pass\t%s file(s) with a newer mtime, content not compared (no base git repository)' "$(echo "$newer" | wc -l)"
+	fi
+}
+printf 'harness/base-cache-untouched\t%s\n' "$(base_cache_check)" >>"$RESULTS_TSV"
+info "disk: $(du -sh "$OUT" 2>/dev/null | cut -f1) in $OUT, $(df -h --output=avail "$OUT" | tail -n 1 | tr -d ' ') free"
 
 echo
 echo "==== make test results ===="
