@@ -18,7 +18,7 @@ help:
 	@echo "make clean    remove work trees and results (keeps the base cache and ccache)"
 	@echo "make distclean  remove everything under out/"
 	@echo "Variables: KERNEL_SRC PATCHES FRAGMENTS LLVM HOST_MODE GIC SMP MEM APPEND"
-	@echo "           RUNLIST SKIPLISTS ONLY RUN_NAME OUT JOBS BOOT_TIMEOUT WATCHDOG"
+	@echo "           RUNLIST SKIPLISTS ONLY RUN_NAME OUT JOBS BOOT_TIMEOUT WATCHDOG L2 L2_IMAGES"
 	@echo "           REPS BENCHLIST (bench) CHECK_X86 CHECK_CLANG (check)"
 	@echo "           RESULTS EXPORT_PREFIX EXPORT_VERSION EXPORT_DIR (export)"
 

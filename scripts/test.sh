@@ -99,15 +99,15 @@ for r in ${TEST_RUNS:-vhe check check-tests export nvhe debug}; do
 			continue ;;
 		export) "$S"/tests/export-test.sh || true
 			continue ;;
-		vhe) run_one vhe HOST_MODE=vhe FRAGMENTS=kvm-host ;;
-		nvhe) run_one nvhe HOST_MODE=nvhe FRAGMENTS=kvm-host ;;
+		vhe) run_one vhe HOST_MODE=vhe FRAGMENTS=kvm-host L2=1 ;;
+		nvhe) run_one nvhe HOST_MODE=nvhe FRAGMENTS=kvm-host L2=1 ;;
 		debug)
 			# The KUnit suites are built into the debug kernel and
 			# run at its boot, under lockdep and atomic-sleep checks.
 			frag=$OUT/work/patched/kunit-boot.config
 			VARIANT=patched "$S"/apply-series.sh >/dev/null &&
 				VARIANT=patched "$S"/kunit.sh fragment "$frag"
-			run_one debug HOST_MODE=vhe FRAGMENTS="kvm-host debug $frag"
+			run_one debug HOST_MODE=vhe FRAGMENTS="kvm-host debug $frag" L2=1
 			[ -f "$OUT/results/test-debug/console.log" ] &&
 				{ VARIANT=patched "$S"/kunit.sh parse "$OUT/results/test-debug/console.log" || true; } ;;
 		*) printf '%s\tfail\tunknown run in TEST_RUNS\n' "$r" >>"$RESULTS_TSV" ;;

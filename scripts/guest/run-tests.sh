@@ -28,11 +28,31 @@ while IFS="$tab" read -r kind name a b; do
 		*) continue ;;
 	esac
 	hdr="selftests: kvm: $name"
+	case "$name" in l2-*) hdr="selftests: nested: $name" ;; esac
 	if [ "$kind" = skip ]; then
 		echo "# $hdr"
 		echo "ok $i $hdr # SKIP $a"
 		continue
 	fi
+	case "$name" in
+	l2-*)
+		# A nested test: an L2 guest under Debian's QEMU (run-l2.sh).
+		echo "# $hdr"
+		echo "# harness: run $name timeout=${a}s args=$b"
+		t0=$(date +%s)
+		# shellcheck disable=SC2086
+		L2_TIMEOUT=$a timeout "$a" "$(dirname "$0")/l2/run-l2.sh" $b </dev/null >/tmp/l2-out.txt 2>&1
+		rc=$?
+		sed 's/^/# /' /tmp/l2-out.txt
+		case $rc in
+			0) echo "ok $i $hdr" ;;
+			4) echo "ok $i $hdr # SKIP pv-guest found no PV vcpu_is_preempted" ;;
+			124) echo "not ok $i $hdr # TIMEOUT ${a} seconds" ;;
+			*) echo "not ok $i $hdr # exit=$rc" ;;
+		esac
+		echo "# harness: duration $name $(( $(date +%s) - t0 ))s"
+		continue ;;
+	esac
 	path=$(grep -E "^kvm:([^:]*/)?$name\$" "$ksft/kselftest-list.txt" | head -n 1)
 	if [ -z "$path" ]; then
 		echo "# $hdr"
