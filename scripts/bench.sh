@@ -50,6 +50,7 @@ total=$(python3 "$S"/bench.py resolve "$BENCHLIST" --only "${ONLY:-}" -o "$BENCH
 ksft=$(VARIANT=patched build_dir)/kselftest_install/kvm
 for prog in $(awk -F'\t' '$1 == "bench" { print $5 }' "$BENCH_DIR/benchlist.tsv" | sort -u); do
 	[ -f "$HARNESS_ROOT/selftests/bench/$prog.c" ] && continue
+	[ -f "$HARNESS_ROOT/scripts/guest/l2/$prog" ] && continue   # nested (L2=1)
 	[ -x "$ksft/$prog" ] || die "benchmark program '$prog' is neither in selftests/bench nor a KVM selftest of the patched tree"
 	cp "$ksft/$prog" "$OUT/work/bench-bin/$prog"
 done
@@ -60,6 +61,16 @@ repro="make bench REPS=$REPS FRAGMENTS='$FRAGMENTS' HOST_MODE=$HOST_MODE GIC=$GI
 [ -n "${ONLY:-}" ] && repro="$repro ONLY='$ONLY'"
 [ "$BENCHLIST" != "$HARNESS_ROOT/selftests/benchlist-qemu.txt" ] && repro="$repro BENCHLIST=$BENCHLIST"
 
+# "# axis: l2" in the list: the kernels compared are the nested L2 guest's
+# (base guest vs patched guest, Documentation/nested.rst); every boot runs
+# the patched kernel as the L1 host, and the variant's kernel goes into the
+# initramfs as /l2/Image.
+axis=kernel
+grep -q '^# axis: l2' "$BENCHLIST" && axis=l2
+if [ $axis = l2 ]; then
+	export L2=1
+	repro="$repro  # base/patched = the L2 guest kernel, L1 host patched"
+fi
 raws=()
 failed=0
 for rep in $(seq 1 "$REPS"); do
@@ -67,12 +78,18 @@ for rep in $(seq 1 "$REPS"); do
 		export VARIANT=$v RUN_DIR=$BENCH_DIR/raw/$v-$rep
 		mkdir -p "$RUN_DIR"
 		cp "$BENCH_DIR/benchlist.tsv" "$RUN_DIR/"
-		info "boot $rep/$REPS: $v kernel"
+		if [ $axis = l2 ]; then
+			info "boot $rep/$REPS: $v L2 guest kernel on the patched L1 host"
+			l1=$(VARIANT=patched build_dir)/arch/arm64/boot/Image
+		else
+			info "boot $rep/$REPS: $v kernel"
+			l1=$(build_dir)/arch/arm64/boot/Image
+		fi
 		RUNLIST=$BENCHLIST "$S"/metadata.sh "$RUN_DIR/metadata.json" "bench-$v-$rep" "$repro"
 		MODE=bench "$S"/initramfs.sh
 		. "$RUN_DIR/initramfs.env"
 		rc=0
-		KERNEL=$(build_dir)/arch/arm64/boot/Image INITRD=$INITRD "$S"/boot-qemu.sh || rc=$?
+		KERNEL=$l1 INITRD=$INITRD "$S"/boot-qemu.sh || rc=$?
 		rm -f "$INITRD"
 		[ $rc -eq 1 ] && die "QEMU could not run the $v kernel"
 		# The console of every boot is scanned like a test run's.

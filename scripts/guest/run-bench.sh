@@ -42,6 +42,9 @@ while IFS="$tab" read -r kind name timeout classes cmd args; do
 	echo "# bench: begin $name"
 	exe=$bin/$cmd
 	[ -x "$exe" ] || exe=$(find "$ksft/kvm" -type f -name "$cmd" | head -n 1)
+	# Nested benchmarks: run-l2.sh boots the L2 guest (L2=1 initramfs).
+	[ -n "$exe" ] && [ -x "$exe" ] || exe=$(dirname "$0")/l2/$cmd
+	export L2_TIMEOUT=$timeout
 	if [ -z "$exe" ] || [ ! -x "$exe" ]; then
 		echo "not ok $i bench: $name # no program '$cmd'"
 		continue

@@ -210,6 +210,19 @@ PY
 	else
 		record runlist-test-from-series fail "$(cat "$LOGS/rl-series.tsv" 2>/dev/null | head -n 1)"
 	fi
+	# Nested (l2-*) entries: no tree lookup; skipped with the reason when
+	# the initramfs has no nested kit, run when it has.
+	printf 'vgic_irqfd 300\nl2-pv-guest 600 -smp 4 -expect present\n' >"$LOGS/rl-l2.txt"
+	if python3 "$S"/runlist.py "$LOGS/rl-l2.txt" --tree "$BASE_DIR" --patches "$HARNESS_ROOT/patches" \
+		--no-l2 "nested tests off" -o "$LOGS/rl-l2-off.tsv" >/dev/null 2>&1 &&
+	   grep -qP '^skip\tl2-pv-guest\tnested tests off$' "$LOGS/rl-l2-off.tsv" &&
+	   python3 "$S"/runlist.py "$LOGS/rl-l2.txt" --tree "$BASE_DIR" --patches "$HARNESS_ROOT/patches" \
+		-o "$LOGS/rl-l2-on.tsv" >/dev/null 2>&1 &&
+	   grep -qP '^run\tl2-pv-guest\t600\t-smp 4 -expect present$' "$LOGS/rl-l2-on.tsv"; then
+		record runlist-nested-entries pass "l2-pv-guest: skipped with the reason without L2, run with it"
+	else
+		record runlist-nested-entries fail "$(cat "$LOGS/rl-l2-off.tsv" "$LOGS/rl-l2-on.tsv" 2>/dev/null | tr '\n' '|')"
+	fi
 	printf 'vgic_irqdf 300\n' >"$LOGS/rl-typo.txt"
 	expect runlist-misspelt-test 2 "test 'vgic_irqdf' has no source in .* and no patch in .* adds it" -- \
 		python3 "$S"/runlist.py "$LOGS/rl-typo.txt" --tree "$BASE_DIR" \

@@ -22,6 +22,24 @@
  *	(rwsem optimistic spinning: owner_on_cpu(), osq_lock()), which is
  *	what vcpu_is_preempted() cuts short. Prints "mmap ops N rate R/s".
  *
+ *   pv-guest spawn SECONDS PROCS
+ *	The shell-script pattern: PROCS processes each fork() and exec
+ *	/bin/true (busybox in the L2 initramfs) and wait, in a loop. Every
+ *	exec maps the same binary (the file's i_mmap_rwsem) and every fork
+ *	copies a parent's mappings (its mmap_lock, the shared anon_vma
+ *	rwsem): rwsem optimistic spinning across processes. Prints
+ *	"spawn procs P execs N rate R/s" and context switches per 1000.
+ *
+ *   pv-guest wfe COUNT
+ *	How long a WFE waiter sleeps when nothing but the architected timer's
+ *	event stream wakes it: the delay before a waiter in
+ *	smp_cond_load_relaxed() (osq_lock()) re-reads vcpu_is_preempted().
+ *	COUNT times "SEVL; WFE; WFE" timed with CNTVCT_EL0 (the first WFE
+ *	consumes the local event, the second waits). Prints the mean and the
+ *	maximum in microseconds and whether the kernel advertises the event
+ *	stream (HWCAP_EVTSTRM). Hardware: about the stream's period (100 us
+ *	in Linux) or less; QEMU's TCG does not wait in WFE at all.
+ *
  * Static, no dependency beyond libc: it is copied into the L2 initramfs.
  */
 #define _GNU_SOURCE
@@ -33,7 +51,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -210,14 +230,32 @@ static void *mmap_worker(void *arg)
 	return NULL;
 }
 
+/* The "ctxt" line of /proc/stat: context switches on all CPUs. */
+static unsigned long long ctxt_switches(void)
+{
+	unsigned long long v = 0;
+	char line[256];
+	FILE *f = fopen("/proc/stat", "r");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "ctxt %llu", &v) == 1)
+			break;
+	fclose(f);
+	return v;
+}
+
 static int mmap_bench(double secs, int threads)
 {
 	pthread_t th[MAX_CPUS];
+	unsigned long long c0;
 	double t0, t;
 
 	if (threads < 1 || threads > MAX_CPUS)
 		return 1;
 	run_secs = secs;
+	c0 = ctxt_switches();
 	t0 = now();
 	for (int i = 0; i < threads; i++)
 		pthread_create(&th[i], NULL, mmap_worker, NULL);
@@ -226,8 +264,108 @@ static int mmap_bench(double secs, int threads)
 	t = now() - t0;
 	printf("mmap threads %d ops %lu rate %.0f/s\n", threads,
 	       (unsigned long)total_ops, total_ops / t);
+	/* Sleeping instead of spinning shows here: switches per operation. */
+	printf("mmap context switches per 1000 ops %.0f\n",
+	       total_ops ? 1000.0 * (ctxt_switches() - c0) / total_ops : 0.0);
 	return 0;
 }
+
+static int spawn_bench(double secs, int procs)
+{
+	int fds[MAX_CPUS][2];
+	unsigned long total = 0;
+	unsigned long long c0;
+	double t0, t;
+
+	if (procs < 1 || procs > MAX_CPUS)
+		return 1;
+	c0 = ctxt_switches();
+	t0 = now();
+	for (int i = 0; i < procs; i++) {
+		if (pipe(fds[i]))
+			return 1;
+		if (fork() == 0) {
+			unsigned long n = 0;
+			double end = now() + secs;
+
+			while (now() < end) {
+				pid_t pid = fork();
+				int st;
+
+				if (pid == 0) {
+					execl("/bin/true", "true", (char *)NULL);
+					_exit(127);
+				}
+				if (pid < 0 || waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st)) {
+					fprintf(stderr, "pv-guest: spawn of /bin/true failed\n");
+					_exit(1);
+				}
+				n++;
+			}
+			if (write(fds[i][1], &n, sizeof(n)) != sizeof(n))
+				_exit(1);
+			_exit(0);
+		}
+	}
+	for (int i = 0; i < procs; i++) {
+		unsigned long n = 0;
+		int st;
+
+		if (read(fds[i][0], &n, sizeof(n)) != sizeof(n))
+			return 1;
+		total += n;
+		wait(&st);
+	}
+	t = now() - t0;
+	printf("spawn procs %d execs %lu rate %.0f/s\n", procs, total, total / t);
+	printf("spawn context switches per 1000 execs %.0f\n",
+	       total ? 1000.0 * (ctxt_switches() - c0) / total : 0.0);
+	return 0;
+}
+
+#if defined(__aarch64__)
+static inline unsigned long cntvct(void)
+{
+	unsigned long v;
+
+	asm volatile("isb; mrs %0, cntvct_el0" : "=r"(v) :: "memory");
+	return v;
+}
+
+static int wfe_wait(long count)
+{
+	unsigned long freq, max = 0, sum = 0;
+
+	asm volatile("mrs %0, cntfrq_el0" : "=r"(freq));
+	if (count < 1 || !freq)
+		return 1;
+	for (long i = 0; i < count; i++) {
+		unsigned long t0 = cntvct(), d;
+
+		asm volatile("sevl; wfe; wfe" ::: "memory");
+		d = cntvct() - t0;
+		sum += d;
+		if (d > max)
+			max = d;
+	}
+	printf("wfe count %ld mean_us %.2f max_us %.2f evtstrm %s\n", count,
+	       1e6 * sum / count / freq, 1e6 * max / freq,
+#ifdef HWCAP_EVTSTRM
+	       (getauxval(AT_HWCAP) & HWCAP_EVTSTRM) ? "yes" : "no"
+#else
+	       "unknown"
+#endif
+	       );
+	return 0;
+}
+#else
+static int wfe_wait(long count)
+{
+	(void)count;
+	printf("wfe: arm64 only\n");
+	return 4;
+}
+#endif
 
 int main(int argc, char **argv)
 {
@@ -236,6 +374,10 @@ int main(int argc, char **argv)
 		return track(atof(argv[2]));
 	if (argc == 4 && !strcmp(argv[1], "mmap"))
 		return mmap_bench(atof(argv[2]), atoi(argv[3]));
-	fprintf(stderr, "usage: pv-guest track SECONDS | pv-guest mmap SECONDS THREADS\n");
+	if (argc == 4 && !strcmp(argv[1], "spawn"))
+		return spawn_bench(atof(argv[2]), atoi(argv[3]));
+	if (argc == 3 && !strcmp(argv[1], "wfe"))
+		return wfe_wait(atol(argv[2]));
+	fprintf(stderr, "usage: pv-guest track SECONDS | mmap SECONDS THREADS | spawn SECONDS PROCS | wfe COUNT\n");
 	return 2;
 }
