@@ -114,11 +114,11 @@ TEXT_METRICS = [
     (re.compile(r"\[l2\] mmap threads \d+ ops \d+ rate ([\d.]+)/s"), "mmap/munmap rate in the L2 guest", "rate",
      "ops/s", float),
     (re.compile(r"\[l2\] mmap context switches per 1000 ops ([\d.]+)"),
-     "context switches per 1000 mmap ops in the L2 guest", "count", "switches", float),
+     "context switches per 1000 mmap ops in the L2 guest", "tally", "switches", float),
     (re.compile(r"\[l2\] spawn procs \d+ execs \d+ rate ([\d.]+)/s"), "fork+exec rate in the L2 guest", "rate",
      "execs/s", float),
     (re.compile(r"\[l2\] spawn context switches per 1000 execs ([\d.]+)"),
-     "context switches per 1000 fork+execs in the L2 guest", "count", "switches", float),
+     "context switches per 1000 fork+execs in the L2 guest", "tally", "switches", float),
     (re.compile(r"\[l2\] wfe count \d+ mean_us ([\d.]+)"), "WFE wait with no event but the stream, mean",
      "latency", "us", float),
 ]

@@ -4,7 +4,7 @@
 # unmodified qemu-system-aarch64 and KVM, and check what it reports.
 #
 #   run-l2.sh [-smp N] [-cpu MODEL] [-image NAME] [-mem MB]
-#             [-expect present|absent] [-cmd 'track:5']
+#             [-expect present|absent] [-cmd 'track:5'] [-pin 1]
 #
 #   -smp     L2 vCPUs (default 2; more than L1's CPUs overcommits L1)
 #   -cpu     QEMU -cpu (default host; host,kvm-steal-time=off: no PV time)
@@ -12,8 +12,10 @@
 #   -expect  present: the L2 kernel must print "using PV vcpu_is_preempted";
 #            absent: it must not (and must still boot and run the command)
 #   -cmd     l2cmd= for the L2 init: pv-guest's arguments, ':'-separated
+#   -pin 1   pin vCPU thread N ("CPU N/KVM") to L1 CPU N mod (L1 CPUs), as
+#            a VMM with dedicated (or statically shared) CPUs does
 # Exit 0 pass, 1 fail, 4 skip (pv-guest skipped). Output: diagnostics.
-smp=2 cpu=host image=/l2/Image mem=256 expect= cmd=
+smp=2 cpu=host image=/l2/Image mem=256 expect= cmd= pin=
 while [ $# -gt 0 ]; do
 	case "$1" in
 		-smp) smp=$2 ;;
@@ -22,6 +24,7 @@ while [ $# -gt 0 ]; do
 		-mem) mem=$2 ;;
 		-expect) expect=$2 ;;
 		-cmd) cmd=$2 ;;
+		-pin) pin=$2 ;;
 		*) echo "run-l2.sh: unknown option $1"; exit 1 ;;
 	esac
 	shift 2
@@ -36,7 +39,33 @@ echo "L2: qemu-system-aarch64 $(cat /usr/share/l2-vmm-version 2>/dev/null) -acce
 timeout $(( ${L2_TIMEOUT:-600} - 10 )) qemu-system-aarch64 -M virt,gic-version=3 -accel kvm -cpu "$cpu" -smp "$smp" -m "$mem" \
 	-nographic -nodefaults -serial stdio -no-reboot \
 	-kernel "$image" -initrd /l2/guest.cpio \
-	-append "console=ttyAMA0 panic=-1 loglevel=5 l2cmd=$cmd" </dev/null >"$log" 2>&1
+	-append "console=ttyAMA0 panic=-1 loglevel=5 l2cmd=$cmd" </dev/null >"$log" 2>&1 &
+bg=$!
+if [ "$pin" = 1 ]; then
+	ncpu=$(nproc)
+	done_tids=
+	n_pinned=0
+	tries=0
+	while [ $n_pinned -lt "$smp" ] && [ $tries -lt 30 ] && kill -0 $bg 2>/dev/null; do
+		for t in /proc/[0-9]*/task/[0-9]*; do
+			c=$(cat "$t/comm" 2>/dev/null) || continue
+			case "$c" in "CPU "*"/KVM") ;; *) continue ;; esac
+			tid=${t##*/}
+			case " $done_tids " in *" $tid "*) continue ;; esac
+			n=${c#CPU }
+			n=${n%/KVM}
+			taskset -p "$(printf %x $((1 << (n % ncpu))))" "$tid" >/dev/null 2>&1 ||
+				{ echo "L2: FAIL: cannot pin $c (thread $tid)"; kill $bg; exit 1; }
+			done_tids="$done_tids $tid"
+			n_pinned=$((n_pinned + 1))
+		done
+		tries=$((tries + 1))
+		[ $n_pinned -lt "$smp" ] && sleep 1
+	done
+	[ $n_pinned -eq "$smp" ] || { echo "L2: FAIL: pinned $n_pinned of $smp vCPU threads"; kill $bg; exit 1; }
+	echo "L2: vCPU thread N pinned to L1 CPU N mod $ncpu"
+fi
+wait $bg
 qrc=$?
 [ $qrc -eq 124 ] && echo "L2: FAIL: QEMU killed after $(( ${L2_TIMEOUT:-600} - 10 ))s (hung L2 guest?)"
 grep '^\[l2\]' "$log" | tr -d '\r'
