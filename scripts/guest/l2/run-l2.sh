@@ -12,7 +12,8 @@
 #   -expect  present: the L2 kernel must print "using PV vcpu_is_preempted";
 #            absent: it must not (and must still boot and run the command)
 #   -cmd     l2cmd= for the L2 init: pv-guest's arguments, ':'-separated
-#   -pin 1   pin vCPU thread N ("CPU N/KVM") to L1 CPU N mod (L1 CPUs), as
+#   -pin 1   pin vCPU thread N (named "CPU N/KVM" by debug-threads=on) to
+#            L1 CPU N mod (L1 CPUs), as
 #            a VMM with dedicated (or statically shared) CPUs does
 # Exit 0 pass, 1 fail, 4 skip (pv-guest skipped). Output: diagnostics.
 smp=2 cpu=host image=/l2/Image mem=256 expect= cmd= pin=
@@ -37,7 +38,7 @@ t0=$(date +%s)
 echo "L2: qemu-system-aarch64 $(cat /usr/share/l2-vmm-version 2>/dev/null) -accel kvm -cpu $cpu -smp $smp -m $mem, $(basename "$image"), l2cmd=$cmd"
 # QEMU is killed 10 s before run-tests.sh's timeout would kill this script.
 timeout $(( ${L2_TIMEOUT:-600} - 10 )) qemu-system-aarch64 -M virt,gic-version=3 -accel kvm -cpu "$cpu" -smp "$smp" -m "$mem" \
-	-nographic -nodefaults -serial stdio -no-reboot \
+	-nographic -nodefaults -serial stdio -no-reboot -name l2,debug-threads=on \
 	-kernel "$image" -initrd /l2/guest.cpio \
 	-append "console=ttyAMA0 panic=-1 loglevel=5 l2cmd=$cmd" </dev/null >"$log" 2>&1 &
 bg=$!
