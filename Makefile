@@ -16,9 +16,9 @@ help:
 	@echo "make hw-bench the benchmark list natively on an arm64 KVM host"
 	@echo "make deps     install missing Debian packages (as root)"
 	@echo "make clean    remove work trees and results (keeps the base cache and ccache)"
-	@echo "make distclean  remove everything under out/"
+	@echo "make distclean  remove everything under out/ (ccache lives outside it: ~/.cache/kvm-irq-scaling)"
 	@echo "Variables: KERNEL_SRC PATCHES FRAGMENTS LLVM HOST_MODE GIC SMP MEM APPEND"
-	@echo "           RUNLIST SKIPLISTS ONLY RUN_NAME OUT JOBS BOOT_TIMEOUT WATCHDOG L2 L2_IMAGES"
+	@echo "           RUNLIST SKIPLISTS ONLY REPEAT RUN_NAME OUT JOBS BOOT_TIMEOUT WATCHDOG L2 L2_IMAGES"
 	@echo "           REPS BENCHLIST (bench) CHECK_X86 CHECK_CLANG (check)"
 	@echo "           RESULTS EXPORT_PREFIX EXPORT_VERSION EXPORT_DIR (export)"
 

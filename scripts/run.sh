@@ -6,7 +6,7 @@
 #
 # Variables (all optional): KERNEL_SRC, PATCHES, VARIANT, FRAGMENTS, LLVM,
 # HOST_MODE, GIC, SMP, MEM, APPEND, RUNLIST, SKIPLISTS, ONLY, RUN_NAME, OUT,
-# BOOT_TIMEOUT, WATCHDOG. See Documentation/harness.rst.
+# BOOT_TIMEOUT, WATCHDOG, REPEAT. See Documentation/harness.rst.
 . "$(dirname "$0")/lib.sh"
 set -e
 S=$HARNESS_ROOT/scripts
@@ -25,6 +25,7 @@ export RUN_DIR=$OUT/results/$RUN_NAME
 
 case "$HOST_MODE" in vhe|nvhe) ;; *) PHASE=run die "HOST_MODE=$HOST_MODE: use vhe or nvhe" ;; esac
 case "$GIC" in 2|3) ;; *) PHASE=run die "GIC=$GIC: use 3 (GICv3+ITS) or 2" ;; esac
+case "${REPEAT:-1}" in ''|0*|*[!0-9]*) PHASE=run die "REPEAT=${REPEAT:-}: use a whole number of runs, 1 or more" ;; esac
 
 "$S"/deps.sh
 "$S"/base-tree.sh
@@ -50,6 +51,7 @@ repro="make run"
 repro="$repro FRAGMENTS='$FRAGMENTS' HOST_MODE=$HOST_MODE GIC=$GIC SMP=$SMP MEM=$MEM"
 [ "$RUNLIST" != "$HARNESS_ROOT/selftests/runlist-qemu.txt" ] && repro="$repro RUNLIST=$RUNLIST"
 [ -n "${ONLY:-}" ] && repro="$repro ONLY='$ONLY'"
+[ "${REPEAT:-1}" != 1 ] && repro="$repro REPEAT=$REPEAT"
 [ -n "${APPEND:-}" ] && repro="$repro APPEND='$APPEND'"
 "$S"/metadata.sh "$RUN_DIR/metadata.json" "$RUN_NAME" "$repro"
 

@@ -15,12 +15,16 @@ test that has no source in SRC's tools/testing/selftests/kvm is emitted as
 "skip" when a patch in --patches DIR adds it (the run list is shared by the
 base and the patched trees), and is an error otherwise (a misspelt name).
 
+With --repeat N (N > 1) every test to run is emitted N times, as
+"<test>@1" ... "<test>@N", each with its own result (a flaky test shows as
+some of them failing); skipped tests once.
+
 Tests named l2-* are nested tests (scripts/guest/l2/run-l2.sh boots an L2
 guest in the L1 guest); --no-l2 REASON emits them as "skip" with REASON
 (an initramfs without the nested kit).
 
 Usage: runlist.py <runlist> [--skip FILE]... [--only TEST[,TEST...]]
-                  [--tree SRC --patches DIR] [--no-l2 REASON] -o OUT
+                  [--tree SRC --patches DIR] [--no-l2 REASON] [--repeat N] -o OUT
 Prints "<n run> <n skip> <sum of timeouts>" on stdout.
 """
 import argparse
@@ -106,9 +110,14 @@ def main():
     ap.add_argument("--patches", default="")
     ap.add_argument("--no-l2", default="", metavar="REASON",
                     help="skip the nested (l2-*) tests with this reason")
+    ap.add_argument("--repeat", default="1", metavar="N",
+                    help="run every test N times (names <test>@1..N)")
     ap.add_argument("-o", "--output", required=True)
     a = ap.parse_args()
     try:
+        if not re.fullmatch(r"[1-9][0-9]*", a.repeat):
+            raise RunListError(f"REPEAT={a.repeat}: use a whole number of runs, 1 or more")
+        repeat = int(a.repeat)
         tests = parse_runlist(a.runlist)
         skips = {}
         for s in a.skip:
@@ -146,9 +155,11 @@ def main():
                 out.write(f"skip\t{name}\t{skips[name][0]}\n")
                 nskip += 1
             else:
-                out.write(f"run\t{name}\t{timeout}\t{args}\n")
-                nrun += 1
-                total += timeout
+                for k in range(1, repeat + 1):
+                    rname = f"{name}@{k}" if repeat > 1 else name
+                    out.write(f"run\t{rname}\t{timeout}\t{args}\n")
+                    nrun += 1
+                    total += timeout
     print(nrun, nskip, total)
     return 0
 

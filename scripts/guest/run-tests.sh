@@ -27,6 +27,8 @@ while IFS="$tab" read -r kind name a b; do
 		run|skip) i=$((i + 1)) ;;
 		*) continue ;;
 	esac
+	# "<test>@<k>": the k-th of REPEAT runs of <test>.
+	test=${name%@*}
 	hdr="selftests: kvm: $name"
 	case "$name" in l2-*) hdr="selftests: nested: $name" ;; esac
 	if [ "$kind" = skip ]; then
@@ -53,18 +55,20 @@ while IFS="$tab" read -r kind name a b; do
 		echo "# harness: duration $name $(( $(date +%s) - t0 ))s"
 		continue ;;
 	esac
-	path=$(grep -E "^kvm:([^:]*/)?$name\$" "$ksft/kselftest-list.txt" | head -n 1)
+	path=$(grep -E "^kvm:([^:]*/)?$test\$" "$ksft/kselftest-list.txt" | head -n 1)
 	if [ -z "$path" ]; then
 		echo "# $hdr"
 		echo "not ok $i $hdr # not built in this tree"
 		continue
 	fi
-	var=KSELFTEST_$(echo "$name" | tr -d '[:blank:][:cntrl:]' | tr -c '[:alnum:]_' '_' |
+	var=KSELFTEST_$(echo "$test" | tr -d '[:blank:][:cntrl:]' | tr -c '[:alnum:]_' '_' |
 		tr '[:lower:]' '[:upper:]')_ARGS
 	echo "# harness: run $path timeout=${a}s args=$b"
 	t0=$(date +%s)
 	env "$var=$b" "$ksft/run_kselftest.sh" -t "$path" -o "$a" </dev/null 2>&1 |
 		sed -e '/^TAP version 13$/d' -e '/^1\.\.1$/d' \
-		    -e "s/^ok 1 /ok $i /" -e "s/^not ok 1 /not ok $i /"
+		    -e "s/^ok 1 /ok $i /" -e "s/^not ok 1 /not ok $i /" \
+		    -e "s/ok $i selftests: kvm: $test\$/ok $i $hdr/" \
+		    -e "s/ok $i selftests: kvm: $test # /ok $i $hdr # /"
 	echo "# harness: duration $name $(( $(date +%s) - t0 ))s"
 done <"$list"

@@ -51,6 +51,18 @@ input_cases() {
 		--skip "$FX/skip-noreason.txt" -o "$LOGS/unused.tsv"
 	expect bad-host-mode 1 'HOST_MODE=hvhe: use vhe or nvhe' -- \
 		env HOST_MODE=hvhe "$S"/run.sh
+	expect bad-repeat 1 'REPEAT=0: use a whole number of runs, 1 or more' -- \
+		env REPEAT=0 "$S"/run.sh
+	# REPEAT=3: three results of their own per test, skips once.
+	if python3 "$S"/runlist.py "$HARNESS_ROOT/selftests/runlist-qemu.txt" \
+		--only "pv_preempted,set_id_regs" --skip "$HARNESS_ROOT/selftests/skip-base-6.12.txt" \
+		--repeat 3 -o "$LOGS/rl-repeat.tsv" >/dev/null 2>&1 &&
+	   [ "$(cut -f1,2 "$LOGS/rl-repeat.tsv" | tr '\t\n' ' |')" = \
+	     "run pv_preempted@1|run pv_preempted@2|run pv_preempted@3|skip set_id_regs|" ]; then
+		record runlist-repeat pass "REPEAT=3: pv_preempted@1..3, set_id_regs skipped once"
+	else
+		record runlist-repeat fail "$(tr '\n' '|' <"$LOGS/rl-repeat.tsv" 2>/dev/null)"
+	fi
 
 	# The report on stored raw inputs: TAP with pass/fail/skip/timeout, a
 	# planned test without a result, and a console with a lockdep splat.
