@@ -49,7 +49,17 @@ JOBS=${JOBS:-$(nproc)}
 # Reproducible, cache-friendly builds: the same inputs give the same objects.
 export KBUILD_BUILD_USER=harness KBUILD_BUILD_HOST=harness
 export KBUILD_BUILD_TIMESTAMP="${KBUILD_BUILD_TIMESTAMP:-1970-01-01}"
-export CCACHE_DIR=${CCACHE_DIR:-$OUT/cache/ccache}
+# ccache lives outside the clone (and outside OUT), so that a fresh clone on a
+# used machine, as in CI, builds warm; CCACHE_BASEDIR makes the objects of one
+# clone's out/ hit for another's. CCACHE_DIR overrides; make distclean keeps it.
+if [ -z "${CCACHE_DIR:-}" ]; then
+	if [ -n "${XDG_CACHE_HOME:-}" ] || [ -n "${HOME:-}" ]; then
+		CCACHE_DIR=${XDG_CACHE_HOME:-$HOME/.cache}/kvm-irq-scaling/ccache
+	else
+		CCACHE_DIR=$OUT/cache/ccache
+	fi
+fi
+export CCACHE_DIR
 export CCACHE_BASEDIR=$OUT
 export CCACHE_NOHASHDIR=1
 export CCACHE_SLOPPINESS=${CCACHE_SLOPPINESS:-time_macros,include_file_mtime,include_file_ctime}
