@@ -142,32 +142,38 @@ is_generic_code() { is_kernel_code "$1" && case "$1" in arch/arm64/*) return 1 ;
 all_files=$(for p in "${patches[@]}"; do patch_files "$PATCHES/$p"; done | sort -u)
 cfiles_of() { echo "$1" | grep -E '\.c$' | while read -r f; do is_kernel_code "$f" && echo "$f"; done; }
 
-# sparse and W=1 on <label> <files...> into $res/<label>.{sparse,w1}
+# sparse and W=1 on <label> <files...> into $res/<label>.{sparse,w1}: one
+# make C=2 and one make W=1 over all the files that build (each make call
+# costs the whole prepare stage), logs $res/logs/<label>.{sparse,w1}.log.
 file_checks() {
-	local label=$1 f obj lg
+	local label=$1 f objs=() built=()
 	shift
 	: >"$res/$label.sparse"
 	: >"$res/$label.w1"
 	: >"$res/$label.notbuilt"
 	for f in "$@"; do
 		[ -f "$src/$f" ] || continue
-		obj=${f%.c}.o
-		lg=${f//\//_}.log	# the file's part of its log names
 		# A file the arm64 config does not build (a KUnit test, say) is
 		# compiled on its own if it can be; otherwise it is "n/b".
-		if [ ! -f "$build/$obj" ] && ! kmake "$res/logs/$label.single.$lg" "$build" "$obj"; then
+		if [ ! -f "$build/${f%.c}.o" ] &&
+		   ! kmake "$res/logs/$label.single.${f//\//_}.log" "$build" "${f%.c}.o"; then
 			echo "$f" >>"$res/$label.notbuilt"
 			continue
 		fi
-		kmake "$res/logs/$label.sparse.$lg" "$build" C=2 "$obj" || return 1
-		# Only what concerns this file: its own warnings and those in
-		# headers (make may also check objects of the prepare stage).
-		norm_warnings "$res/logs/$label.sparse.$lg" | own "$f" >>"$res/$label.sparse"
-		kmake "$res/logs/$label.w1.$lg" "$build" W=1 "$obj" || return 1
-		norm_warnings "$res/logs/$label.w1.$lg" | own "$f" >>"$res/$label.w1"
+		objs+=("${f%.c}.o")
+		built+=("$f")
 	done
+	[ ${#objs[@]} -gt 0 ] || return 0
+	kmake "$res/logs/$label.sparse.log" "$build" C=2 "${objs[@]}" || return 1
+	norm_warnings "$res/logs/$label.sparse.log" | own "${built[@]}" >"$res/$label.sparse"
+	kmake "$res/logs/$label.w1.log" "$build" W=1 "${objs[@]}" || return 1
+	norm_warnings "$res/logs/$label.w1.log" | own "${built[@]}" >"$res/$label.w1"
 }
-own() { awk -v f="$1" '{ w = $1; sub(/:$/, "", w) } w == f || w ~ /\.h$/'; }
+# Only what concerns the files: their own warnings and those in headers
+# (make may also check objects of the prepare stage). A header warning
+# appears once per file that includes it, as with one make call per file.
+own() { awk -v fl="$*" 'BEGIN { n = split(fl, a, " "); for (i = 1; i <= n; i++) f[a[i]] = 1 }
+	{ w = $1; sub(/:$/, "", w) } (w in f) || w ~ /\.h$/'; }
 kdoc_checks() {
 	local label=$1 f
 	shift

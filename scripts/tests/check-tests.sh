@@ -58,6 +58,10 @@ else
 	result build-break-first-patch pass ""
 fi
 
+# sparse and W=1 run as one make call over the touched files: a warning
+# that only sparse reports must still stop the series.
+expect sparse "$F/sparse" 0001-genirq-Add-irq_check_fixture_count.patch sparse/W=1 \
+	"sparse: kernel/irq/manage.c: warning: symbol 'irq_check_fixture_count' was not declared"
 expect fuzz "$F/fuzz" 0001-genirq-Say-at-least-one-in-irq_check_status_bit-s-co.patch apply \
 	"applies only with fuzz"
 expect offset "$F/offset" 0001-genirq-Say-at-least-one-in-irq_check_status_bit-s-co.patch apply \
