@@ -13,8 +13,9 @@
 #     built into the debug kernel (they run at its boot, under lockdep) and
 #     read from its console with kunit.py parse. TEST_RUNS=kunit (or make
 #     kunit) runs them with kunit.py run instead, in kunit.py's own kernel.
-#  4. make check on the real series (one test per patch, plus the final
-#     state with clang; x86_64 for the final state only unless CHECK_X86=all),
+#  4. make check on the real series (one test per patch; x86_64 for the
+#     final state only unless CHECK_X86=all; no clang build unless
+#     CHECK_CLANG=1: it is make check's default, not make test's),
 #     make check on fixture series it must reject (scripts/tests/check-tests.sh)
 #     and make export with a test identity (scripts/tests/export-test.sh).
 # TEST_RUNS="vhe check check-tests export nvhe debug" selects the runs
@@ -28,6 +29,17 @@ export RESULTS_TSV=$OUT/tests/results.tsv
 mkdir -p "$OUT/tests"
 : >"$RESULTS_TSV"
 
+# Seconds per phase, for the README's time table and for finding what to cut.
+PHASES_TSV=$OUT/tests/phases.tsv
+: >"$PHASES_TSV"
+t_phase=$(date +%s)
+phase_done() { # phase_done <name>: the time since the last phase ended
+	local now
+	now=$(date +%s)
+	printf '%s\t%s\n' "$1" "$((now - t_phase))" >>"$PHASES_TSV"
+	t_phase=$now
+}
+
 "$S"/deps.sh || { echo "0 passed, 1 failed"; exit 1; }
 # Disk: the base cache, one copied and several hard-linked work trees, their
 # build directories and a transient git checkout for the export proof need
@@ -38,6 +50,7 @@ need_disk "${TEST_DISK_GB:-7}" || { echo "0 passed, 1 failed"; exit 1; }
 # 1. Harness behaviour (needs the base tree, and a kernel Image for the
 #    guest hang/panic cases: those run after the first QEMU run built it).
 "$S"/tests/harness-tests.sh input
+phase_done "deps+harness-input"
 
 # 2. The run list on each host mode / config.
 run_one() {
@@ -72,9 +85,12 @@ PY
 # make check on the real series; one result per table row.
 run_check() {
 	local log=$OUT/tests/check.log rows=$OUT/check/check/rows.tsv
-	info "make check (CHECK_X86=${CHECK_X86:-final}; log: $log)"
+	info "make check (CHECK_X86=${CHECK_X86:-final} CHECK_CLANG=${CHECK_CLANG:-0}; log: $log)"
 	rm -f "$rows"
-	CHECK_X86=${CHECK_X86:-final} "$S"/check.sh 2>&1 | tee "$log" |
+	# The clang build of the final state is make check's, not make test's:
+	# 11 minutes of a cold run for warnings only clang gives, in a handful of
+	# files (Documentation/check-export.rst, "make test").
+	CHECK_X86=${CHECK_X86:-final} CHECK_CLANG=${CHECK_CLANG:-0} "$S"/check.sh 2>&1 | tee "$log" |
 		grep --line-buffered -E '^\[harness\] (check|check-tests): |ERROR' || true
 	if [ -s "$rows" ]; then
 		awk -F'\t' '$1 != "0" {
@@ -93,13 +109,13 @@ run_check() {
 for r in ${TEST_RUNS:-vhe check check-tests export nvhe debug}; do
 	case "$r" in
 		kunit) "$S"/kunit.sh || true   # kunit.py run (not in the default list)
-			continue ;;
+			phase_done "$r"; continue ;;
 		check) run_check
-			continue ;;
+			phase_done "$r"; continue ;;
 		check-tests) "$S"/tests/check-tests.sh || true
-			continue ;;
+			phase_done "$r"; continue ;;
 		export) "$S"/tests/export-test.sh || true
-			continue ;;
+			phase_done "$r"; continue ;;
 		vhe) run_one vhe HOST_MODE=vhe FRAGMENTS=kvm-host L2=1 ;;
 		nvhe) run_one nvhe HOST_MODE=nvhe FRAGMENTS=kvm-host L2=1 ;;
 		debug)
@@ -113,10 +129,12 @@ for r in ${TEST_RUNS:-vhe check check-tests export nvhe debug}; do
 				{ VARIANT=patched "$S"/kunit.sh parse "$OUT/results/test-debug/console.log" || true; } ;;
 		*) printf '%s\tfail\tunknown run in TEST_RUNS\n' "$r" >>"$RESULTS_TSV" ;;
 	esac
+	phase_done "$r"
 	# The guest hang/panic cases need an Image; the first run built one.
 	if [ -z "${guest_cases_done:-}" ]; then
 		"$S"/tests/harness-tests.sh guest
 		guest_cases_done=1
+		phase_done harness-guest
 	fi
 done
 
@@ -147,6 +165,7 @@ base_cache_check() {
 	fi
 }
 printf 'harness/base-cache-untouched\t%s\n' "$(base_cache_check)" >>"$RESULTS_TSV"
+phase_done base-cache-check
 info "disk: $(du -sh "$OUT" 2>/dev/null | cut -f1) in $OUT, $(df -h --output=avail "$OUT" | tail -n 1 | tr -d ' ') free"
 
 echo
@@ -155,6 +174,7 @@ awk -F'\t' '{ printf "%-44s %-5s %s\n", $1, toupper($2), $3 }' "$RESULTS_TSV"
 pass=$(awk -F'\t' '$2 == "pass"' "$RESULTS_TSV" | wc -l)
 fail=$(awk -F'\t' '$2 == "fail"' "$RESULTS_TSV" | wc -l)
 skip=$(awk -F'\t' '$2 == "skip"' "$RESULTS_TSV" | wc -l)
+echo "[harness] test: seconds per phase: $(awk -F'\t' '{ printf "%s%s %s", sep, $1, $2; sep = ", " }' "$PHASES_TSV")"
 echo "[harness] test: finished in $(( $(date +%s) - t0 ))s; details in ${OUT}/tests and ${OUT}/results"
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]
