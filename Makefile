@@ -1,13 +1,15 @@
 # SPDX-License-Identifier: GPL-2.0
 # Entry points. Each target is wired to one script under scripts/; the
-# variables (KERNEL_SRC, HOST_MODE, FRAGMENTS, ...) are read by the scripts
-# from the environment and documented in Documentation/harness.rst.
+# variables (BASE, KERNEL_SRC, HOST_MODE, FRAGMENTS, ...) are read by the
+# scripts from the environment and documented in Documentation/harness.rst.
+# Exit status of every target: 0 pass, 1 test failure, 2 harness error.
 
-.PHONY: help deps run test kunit check export bench hw-run hw-bench clean distclean
+.PHONY: help deps run test harness-test kunit check export bench hw-run hw-bench clean distclean
 
 help:
-	@echo "make run      build base tree + patches/series, boot under QEMU, run the KVM selftests"
-	@echo "make test     the project's tests (harness behaviour + run list on VHE, nVHE, debug)"
+	@echo "make run      build base tree + patches/<base>/series, boot under QEMU, run the KVM selftests"
+	@echo "make test     the project's tests (harness, run lists on both bases; FULL=1: every run on both)"
+	@echo "make harness-test  the harness's own unit and input tests, no kernel build (seconds)"
 	@echo "make kunit    the KUnit suites of selftests/kunit.txt with kunit.py run (arm64, QEMU)"
 	@echo "make check    per-patch gates: apply, checkpatch, bisect builds (arm64, x86_64), sparse, W=1, kernel-doc, clang"
 	@echo "make export   mail-ready series (format-patch + cover letter) from your git identity, proven git am-able"
@@ -16,10 +18,11 @@ help:
 	@echo "make hw-bench the benchmark list natively on an arm64 KVM host"
 	@echo "make deps     install missing Debian packages (as root)"
 	@echo "make clean    remove work trees and results (keeps the base cache and ccache)"
-	@echo "make distclean  remove everything under out/ (ccache lives outside it: ~/.cache/kvm-irq-scaling)"
-	@echo "Variables: KERNEL_SRC PATCHES FRAGMENTS LLVM HOST_MODE GIC SMP MEM APPEND"
+	@echo "make distclean  remove everything under out/, base downloads included (ccache lives outside it: ~/.cache/kvm-irq-scaling)"
+	@echo "Variables: BASE (mainline = 7.3.4, the default; 6.12) KERNEL_SRC PATCHES FRAGMENTS LLVM"
+	@echo "           HOST_MODE GIC SMP MEM APPEND"
 	@echo "           RUNLIST SKIPLISTS ONLY REPEAT RUN_NAME OUT JOBS BOOT_TIMEOUT WATCHDOG L2 L2_IMAGES"
-	@echo "           REPS BENCHLIST (bench) CHECK_X86 CHECK_CLANG (check)"
+	@echo "           REPS BENCHLIST (bench) CHECK_X86 CHECK_CLANG (check) FULL TEST_RUNS (test)"
 	@echo "           RESULTS EXPORT_PREFIX EXPORT_VERSION EXPORT_DIR (export)"
 
 deps:
@@ -30,6 +33,9 @@ run:
 
 test:
 	@scripts/test.sh
+
+harness-test:
+	@scripts/tests/unit.sh && scripts/tests/harness-tests.sh input
 
 kunit:
 	@scripts/kunit.sh

@@ -5,7 +5,7 @@
 #   PATCHES=dir   the series to apply (default: patches/ of this project)
 #   VARIANT=name  which work tree (default: patched); "base" keeps an empty series
 #
-# The work tree is $OUT/work/$VARIANT/src, made from the pristine base: a full
+# The work tree is $WORK/$VARIANT/src, made from the pristine base: a full
 # copy for "patched" (the tree people edit), hard links for the trees only the
 # harness uses (check, base, harness-test, ...: about 30 MB instead of 1.7 GB
 # each). quilt and patch never write a file in place: a patched file is a new
@@ -15,20 +15,20 @@
 # the old one (restoring exactly the base files) and pushes the new one, so only
 # touched files rebuild. A patch that does not apply stops the run, names the
 # patch, the file and the hunk, and leaves the tree at the base (never
-# half-patched). Writes $OUT/work/$VARIANT/applied.env.
+# half-patched). Writes $WORK/$VARIANT/applied.env.
 . "$(dirname "$0")/lib.sh"
 phase_start apply
 
-[ -f "$OUT/state/base.env" ] || die "no base tree prepared" "run scripts/base-tree.sh first"
-. "$OUT/state/base.env"
+[ -f "$STATE/base.env" ] || die "no base tree prepared" "run scripts/base-tree.sh first"
+. "$STATE/base.env"
 need_tools quilt patch rsync
 
 VARIANT=${VARIANT:-patched}
-PATCHES=${PATCHES:-$HARNESS_ROOT/patches}
+PATCHES=$PATCHES
 PATCHES=$(cd "$PATCHES" 2>/dev/null && pwd) || die "PATCHES=$PATCHES does not exist"
 [ -f "$PATCHES/series" ] || die "$PATCHES/series not found" "create it (an empty series is valid)"
 
-work=$OUT/work/$VARIANT
+work=$WORK/$VARIANT
 src=$work/src
 stamp=$work/applied.env
 shash=$(series_hash "$PATCHES")

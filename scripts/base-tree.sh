@@ -2,19 +2,53 @@
 # SPDX-License-Identifier: GPL-2.0
 # Phase "base": provide a pristine, cached copy of the base kernel tree.
 #
-# Default: Debian's linux-source-6.12 package (/usr/src/linux-source-6.12.tar.xz),
-# unpacked once into $OUT/cache/base/deb-<sha>/linux.
+# Default: the Debian package of BASE (lib.sh's table: linux-source-7.3 for
+# mainline, linux-source-6.12 for 6.12), fetched with a private apt sources
+# list and lists directory under $OUT/cache/apt (the system's apt
+# configuration is never read or changed), checked against the pinned
+# sha256, and its tarball unpacked once into $OUT/cache/base/deb-<sha>/linux.
+# No root needed.
 # KERNEL_SRC=/path: any kernel tree (plain or git checkout). It is copied into
 # the cache and never modified in place.
 #
-# Writes $OUT/state/base.env (sourced by later phases) with BASE_DIR, BASE_ID,
+# Each unpacked base gets a manifest (sha256 of every file) made at unpack
+# time: scripts/base-verify.sh compares the cache against it.
+#
+# Writes $STATE/base.env (sourced by later phases) with BASE_DIR, BASE_ID,
 # BASE_KIND, BASE_VERSION, BASE_ORIGIN, BASE_SHA256, BASE_PKG_VERSION.
 . "$(dirname "$0")/lib.sh"
 phase_start base
 
-DEB_TARBALL=${DEB_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
-DEB_PACKAGE=${DEB_PACKAGE:-linux-source-6.12}
-mkdir -p "$OUT/cache/base" "$OUT/state"
+mkdir -p "$OUT/cache/base" "$STATE"
+
+# fetch_deb: the pinned package of BASE into $OUT/cache/apt/debs; prints
+# its path. apt verifies the download against the signed index; the pin
+# verifies that the index still serves the same file.
+fetch_deb() {
+	local apt=$OUT/cache/apt deb
+	deb=$apt/debs/${BASE_PACKAGE}_${BASE_PACKAGE_VERSION}_all.deb
+	if [ -f "$deb" ] && [ "$(sha256_file "$deb")" = "$BASE_DEB_SHA256" ]; then
+		echo "$deb"
+		return
+	fi
+	need_tools apt-get
+	mkdir -p "$apt/lists-$BASE/partial" "$apt/archives/partial" "$apt/debs"
+	echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $BASE_SUITE main" >"$apt/sources-$BASE.list"
+	local o=(-o "Dir::Etc::SourceList=$apt/sources-$BASE.list" -o Dir::Etc::SourceParts=/dev/null
+		-o "Dir::State::Lists=$apt/lists-$BASE" -o "Dir::Cache=$apt" -o APT::Sandbox::User=root -q)
+	info "fetching $BASE_PACKAGE=$BASE_PACKAGE_VERSION from ${BASE_SUITE#* } (private apt lists in $apt)" >&2
+	run_logged "$apt/update.log" apt-get "${o[@]}" update >&2 ||
+		die "apt-get update of ${BASE_SUITE#* } failed (log: $apt/update.log)" "check the network and deb.debian.org"
+	(cd "$apt/debs" && run_logged "$apt/download.log" apt-get "${o[@]}" download "$BASE_PACKAGE=$BASE_PACKAGE_VERSION") >&2 ||
+		die "cannot download $BASE_PACKAGE=$BASE_PACKAGE_VERSION (log: $apt/download.log)" \
+			"the archive may have dropped this version: pick the current one in scripts/lib.sh's base table"
+	[ -f "$deb" ] || deb=$(ls "$apt/debs/${BASE_PACKAGE}_"*_all.deb 2>/dev/null | head -n 1)
+	[ "$(sha256_file "$deb")" = "$BASE_DEB_SHA256" ] ||
+		die "$deb has sha256 $(sha256_file "$deb"), the base table pins $BASE_DEB_SHA256" \
+			"the archive serves another file under this version: check it, then update the pin in scripts/lib.sh"
+	echo "$deb"
+}
+
 
 kernel_version() {
 	awk -F' *= *' '
@@ -36,7 +70,7 @@ check_tree() {
 
 if [ -n "${KERNEL_SRC:-}" ]; then
 	[ -e "$KERNEL_SRC" ] || die "KERNEL_SRC=$KERNEL_SRC does not exist" \
-		"set KERNEL_SRC to an existing kernel tree, or unset it to use $DEB_PACKAGE"
+		"set KERNEL_SRC to an existing kernel tree, or unset it to use $BASE_PACKAGE"
 	[ -d "$KERNEL_SRC" ] || die "KERNEL_SRC=$KERNEL_SRC is not a directory" \
 		"set KERNEL_SRC to the top directory of a kernel tree"
 	src=$(cd "$KERNEL_SRC" && pwd)
@@ -60,25 +94,34 @@ if [ -n "${KERNEL_SRC:-}" ]; then
 	sha=""
 	pkgver=""
 else
-	[ -f "$DEB_TARBALL" ] || die "$DEB_TARBALL not found" \
-		"install Debian's $DEB_PACKAGE (make deps, as root) or set KERNEL_SRC=/path/to/tree"
+	deb=$(fetch_deb) || exit 2
 	kind=debian
-	sha=$(sha256_file "$DEB_TARBALL")
-	pkgver=$(dpkg-query -W -f='${Version}' "$DEB_PACKAGE" 2>/dev/null || true)
+	pkgver=$BASE_PACKAGE_VERSION
+	origin="$BASE_PACKAGE $pkgver"
+	tarball=$OUT/cache/apt/$(basename "$BASE_DEB_TARBALL")
+	tarball_stamp=$tarball.from-$BASE_DEB_SHA256
+	if [ ! -f "$tarball_stamp" ]; then
+		rm -f "$tarball" "$OUT/cache/apt/$(basename "$BASE_DEB_TARBALL").from-"*
+		need_tools dpkg-deb
+		dpkg-deb --fsys-tarfile "$deb" | tar -xOf - "./$BASE_DEB_TARBALL" >"$tarball.tmp" ||
+			die "$deb has no $BASE_DEB_TARBALL" "check BASE_DEB_TARBALL in scripts/lib.sh's base table"
+		mv "$tarball.tmp" "$tarball"
+		sha256_file "$tarball" >"$tarball_stamp"
+	fi
+	sha=$(cat "$tarball_stamp")
 	id=deb-${sha:0:16}
-	origin="$DEB_PACKAGE $pkgver"
 fi
 
 dir=$OUT/cache/base/$id
-if [ -f "$dir/.complete" ]; then
+if [ -f "$dir/.complete" ] && [ -f "$dir/manifest.sha256" ]; then
 	what="cached"
 else
 	rm -rf "$dir" "$dir.tmp"
 	mkdir -p "$dir.tmp"
 	if [ "$kind" = debian ]; then
-		info "unpacking $DEB_TARBALL"
-		tar -C "$dir.tmp" -xf "$DEB_TARBALL" ||
-			die "cannot unpack $DEB_TARBALL" "reinstall $DEB_PACKAGE"
+		info "unpacking $(basename "$tarball")"
+		tar -C "$dir.tmp" -xf "$tarball" ||
+			die "cannot unpack $tarball" "remove it and rerun (it is fetched again)"
 		top=$(find "$dir.tmp" -mindepth 1 -maxdepth 1 -type d | head -n 1)
 		mv "$top" "$dir.tmp/linux"
 	else
@@ -94,13 +137,15 @@ else
 		fi
 	fi
 	check_tree "$dir.tmp/linux"
+	# The manifest the cache is checked against (base-verify.sh).
+	"$HARNESS_ROOT"/scripts/base-verify.sh --make "$dir.tmp" || exit 2
 	touch "$dir.tmp/.complete"
 	mv "$dir.tmp" "$dir"
 	what="prepared"
 fi
 
 version=$(kernel_version "$dir/linux")
-cat >"$OUT/state/base.env" <<EOT
+cat >"$STATE/base.env" <<EOT
 BASE_DIR='$dir/linux'
 BASE_ID='$id'
 BASE_KIND='$kind'
@@ -110,9 +155,9 @@ BASE_SHA256='$sha'
 BASE_PKG_VERSION='$pkgver'
 EOT
 
-# The series records the base it was last checked against; another 6.12.y is
-# worth a warning, not a failure.
-checked=$(sed -n 's/^#[[:space:]]*checked-against:[[:space:]]*//p' "${PATCHES:-$HARNESS_ROOT/patches}/series" 2>/dev/null | head -n 1)
+# The series records the base it was last checked against; another stable
+# release of it is worth a warning, not a failure.
+checked=$(series_checked_against "$PATCHES")
 if [ -n "$checked" ] && [ "$checked" != "$version" ]; then
 	warn "base is $version but the series was last checked against $checked"
 fi

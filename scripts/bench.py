@@ -19,7 +19,8 @@ Benchmark list lines:
 Metric kinds: "count" (lock acquisitions and contentions, exits, calls:
 TCG does not distort them), "tally" (events counted over a fixed time or
 a timing-dependent run: a faster kernel gets more), "rate" and "latency"
-(under TCG: indicative only).
+(under TCG: indicative only). Every result carries "better": "higher",
+"lower" or "neither" (a tally that only explains another metric).
 """
 import argparse
 import json
@@ -122,6 +123,28 @@ TEXT_METRICS = [
     (re.compile(r"\[l2\] wfe count \d+ mean_us ([\d.]+)"), "WFE wait with no event but the stream, mean",
      "latency", "us", float),
 ]
+
+
+# Which direction is better, per metric: rates higher, latencies and lock
+# counts (acquisitions, contentions, wait times) lower; a tally is better
+# lower when it counts a cost (context switches), higher when it counts work
+# done, and "neither" when it only explains another metric (polls, wake-ups,
+# MOVI commands).
+TALLY_BETTER = [
+    (re.compile(r"^context switches"), "lower"),
+    (re.compile(r"^(interrupts delivered|LPIs taken)"), "higher"),
+]
+
+
+def better(kind, metric):
+    if kind == "rate":
+        return "higher"
+    if kind in ("latency", "count"):
+        return "lower"
+    for regex, direction in TALLY_BETTER:
+        if regex.search(metric):
+            return direction
+    return "neither"
 
 
 def total_exits(lines):
@@ -271,6 +294,7 @@ def combine(per_variant, order):
         if b["median"] not in (None, 0) and p["median"] is not None:
             ratio = p["median"] / b["median"]
         results.append({"benchmark": bench, "metric": metric, "kind": d["kind"], "unit": d["unit"],
+                        "better": better(d["kind"], metric),
                         "base": d["base"], "patched": d["patched"],
                         "base_median": b["median"], "base_min": b["min"], "base_max": b["max"],
                         "patched_median": p["median"], "patched_min": p["min"], "patched_max": p["max"],
@@ -438,7 +462,7 @@ def main():
             doc = {"schema": 1, "kernel": a.kernel, "order": order, "errors": errors,
                    "metadata": next(iter(metas.values()), {}),
                    "results": [{"benchmark": x["benchmark"], "metric": x["metric"], "kind": x["kind"],
-                                "unit": x["unit"], "values": x["base"]} for x in res]}
+                                "unit": x["unit"], "better": x["better"], "values": x["base"]} for x in res]}
             with open(a.out, "w") as f:
                 json.dump(doc, f, indent=1)
                 f.write("\n")

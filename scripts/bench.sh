@@ -3,8 +3,8 @@
 # make bench: the base kernel (empty series) and the patched kernel (full
 # series), same base tree, same config, same QEMU command, the benchmark
 # list run on each in interleaved boots (base, patched, base, patched, ...).
-# Writes $OUT/results/bench/{bench.json,bench.md,*.png,raw/} and
-# $OUT/results/bench.json.
+# Writes $RESULTS_DIR/bench/{bench.json,bench.md,*.png,raw/} and
+# $RESULTS_DIR/bench.json.
 #
 # Variables: REPS (3), BENCHLIST (selftests/benchlist-qemu.txt), ONLY,
 # FRAGMENTS ("kvm-host debug": lock_stat needs the debug config), HOST_MODE
@@ -18,16 +18,25 @@ REPS=${REPS:-3}
 export FRAGMENTS=${FRAGMENTS:-kvm-host debug}
 export HOST_MODE=${HOST_MODE:-vhe} GIC=${GIC:-3} SMP=${SMP:-4} MEM=${MEM:-3G}
 BENCHLIST=${BENCHLIST:-$HARNESS_ROOT/selftests/benchlist-qemu.txt}
-PATCHES=${PATCHES:-$HARNESS_ROOT/patches}
-BENCH_DIR=$OUT/results/bench
+PATCHES=$PATCHES
+BENCH_DIR=$RESULTS_DIR/bench
 case "$REPS" in ''|*[!0-9]*|0) PHASE=bench die "REPS=$REPS: give a positive number" ;; esac
 [ -f "$BENCHLIST" ] || PHASE=bench die "benchmark list $BENCHLIST not found"
+# The inputs, before any build: the machine and the list (with ONLY).
+PHASE=bench
+case "$HOST_MODE" in vhe|nvhe) ;; *) die "HOST_MODE=$HOST_MODE: use vhe or nvhe" ;; esac
+case "$GIC" in 2|3) ;; *) die "GIC=$GIC: use 3 (GICv3+ITS) or 2" ;; esac
+check_uint SMP "$SMP" 1
+case "$MEM" in [1-9]*[0-9][MG]|[1-9][MG]) ;; *) die "MEM=$MEM: use a size like 3G or 1536M" ;; esac
+python3 "$S"/bench.py resolve "$BENCHLIST" --only "${ONLY:-}" -o /dev/null >/dev/null ||
+	die "benchmark list rejected" "fix the entry named above"
+lock_out
 
 EXTRA_PACKAGES="gnuplot-nox ${EXTRA_PACKAGES:-}" "$S"/deps.sh
 "$S"/base-tree.sh
 
 # The two kernels: the same pipeline, two work trees.
-empty=$OUT/state/empty-series
+empty=$STATE/empty-series
 mkdir -p "$empty"
 echo "# the base kernel: no patches" >"$empty/series"
 for v in base patched; do
@@ -57,7 +66,7 @@ done
 export TESTS_TIMEOUT=$total
 repro="make bench REPS=$REPS FRAGMENTS='$FRAGMENTS' HOST_MODE=$HOST_MODE GIC=$GIC SMP=$SMP MEM=$MEM"
 [ -n "${KERNEL_SRC:-}" ] && repro="$repro KERNEL_SRC=$KERNEL_SRC"
-[ "$PATCHES" != "$HARNESS_ROOT/patches" ] && repro="$repro PATCHES=$PATCHES"
+[ "$PATCHES" != "$SERIES_DEFAULT" ] && repro="$repro PATCHES=$PATCHES"
 [ -n "${ONLY:-}" ] && repro="$repro ONLY='$ONLY'"
 [ "$BENCHLIST" != "$HARNESS_ROOT/selftests/benchlist-qemu.txt" ] && repro="$repro BENCHLIST=$BENCHLIST"
 
@@ -91,7 +100,9 @@ for rep in $(seq 1 "$REPS"); do
 		rc=0
 		KERNEL=$l1 INITRD=$INITRD "$S"/boot-qemu.sh || rc=$?
 		rm -f "$INITRD"
-		[ $rc -eq 1 ] && die "QEMU could not run the $v kernel"
+		# 0 done, 3 the guest hung/panicked/stopped (reported below like
+		# any boot), anything else: QEMU could not run it.
+		[ $rc -eq 0 ] || [ $rc -eq 3 ] || die "QEMU could not run the $v kernel (boot-qemu.sh exit $rc)"
 		# The console of every boot is scanned like a test run's.
 		python3 "$S"/report.py --run-dir "$RUN_DIR" --meta "$RUN_DIR/metadata.json" \
 			--splats "$HARNESS_ROOT/selftests/console-splats.txt" >"$RUN_DIR/report.txt" ||
@@ -104,9 +115,12 @@ phase_start bench-report
 rc=0
 python3 "$S"/bench.py collect "${raws[@]}" --benchlist "$BENCHLIST" \
 	--out "$BENCH_DIR" --repetitions "$REPS" || rc=$?
-cp "$BENCH_DIR/bench.json" "$OUT/results/bench.json" 2>/dev/null || true
+cp "$BENCH_DIR/bench.json" "$RESULTS_DIR/bench.json" 2>/dev/null || true
 _phase_t0=$t_start
-if [ $rc -ne 0 ] || [ $failed -ne 0 ]; then
-	die "benchmarks finished with errors (above); report in ${BENCH_DIR#"$PWD"/}/bench.md"
+if [ $rc -ge 2 ]; then
+	die "the benchmark report could not be made (above)"
+elif [ $rc -ne 0 ] || [ $failed -ne 0 ]; then
+	echo "[harness] bench-report: FAIL: a benchmark or a boot failed (above); report in ${BENCH_DIR#"$PWD"/}/bench.md ($(elapsed)s)" >&2
+	exit 1
 fi
-status "report in ${BENCH_DIR#"$PWD"/}/bench.md, data in ${OUT#"$PWD"/}/results/bench.json"
+status "report in ${BENCH_DIR#"$PWD"/}/bench.md, data in ${RESULTS_DIR#"$PWD"/}/bench.json"

@@ -15,8 +15,11 @@
 # tap.txt. Test results are printed as they arrive.
 #
 # Exit status: 0 the guest finished its run list and powered off;
-# 1 bad input or QEMU failed; 2 watchdog (hung guest); 3 kernel panic;
-# 4 the guest stopped before finishing.
+# 2 bad input, or QEMU failed before the guest came up (a harness error);
+# 3 the guest did not finish: it hung before or after "[guest] up", the
+# kernel panicked, or it stopped early. boot.env's BOOT_RESULT says which
+# (hang-boot, hang, panic, stopped); run.sh reports it like a test result.
+# QEMU never outlives this script: SIGTERM/SIGINT/SIGHUP kill it too.
 . "$(dirname "$0")/lib.sh"
 phase_start boot
 
@@ -28,11 +31,15 @@ GIC=${GIC:-3}
 SMP=${SMP:-2}
 MEM=${MEM:-2G}
 BOOT_TIMEOUT=${BOOT_TIMEOUT:-300}
+check_uint BOOT_TIMEOUT "$BOOT_TIMEOUT" 1
+[ -z "${WATCHDOG:-}" ] || check_uint WATCHDOG "$WATCHDOG" 1
 WATCHDOG=${WATCHDOG:-$((BOOT_TIMEOUT + ${TESTS_TIMEOUT:-600} + 120))}
 QEMU=${QEMU:-qemu-system-aarch64}
-need_tools "$QEMU"
-[ -f "$KERNEL" ] || die "kernel image $KERNEL not found" "build it first (make run)"
-[ -f "$INITRD" ] || die "initramfs $INITRD not found"
+[ "${1:-}" = --print-cmd ] || need_tools "$QEMU"
+if [ "${1:-}" != --print-cmd ]; then
+	[ -f "$KERNEL" ] || die "kernel image $KERNEL not found" "build it first (make run)"
+	[ -f "$INITRD" ] || die "initramfs $INITRD not found"
+fi
 
 case "$HOST_MODE" in
 	vhe) mode_args="" ;;
@@ -48,9 +55,6 @@ esac
 cmdline="console=ttyAMA0 panic=-1 oops=panic${mode_args:+ $mode_args}${APPEND:+ $APPEND}"
 console=$RUN_DIR/console.log
 tap=$RUN_DIR/tap.txt
-mkdir -p "$RUN_DIR"
-rm -f "$console" "$tap"
-: >"$tap"
 qemu_cmd=(
 	"$QEMU" -M "$machine" -cpu max,pauth-impdef=on -accel tcg,thread=multi
 	-smp "$SMP" -m "$MEM" -nic none -nographic -no-reboot
@@ -58,12 +62,32 @@ qemu_cmd=(
 	-device virtio-serial-device -chardev "file,id=tap,path=$tap"
 	-device virtconsole,chardev=tap
 )
+# --print-cmd: the command line only (the golden tests compare it).
+if [ "${1:-}" = --print-cmd ]; then
+	printf '%q ' "${qemu_cmd[@]}" | sed 's/ $//'
+	echo
+	exit 0
+fi
+mkdir -p "$RUN_DIR"
+rm -f "$console" "$tap"
+: >"$tap"
 printf '%q ' "${qemu_cmd[@]}" >"$RUN_DIR/qemu.cmd"
 echo >>"$RUN_DIR/qemu.cmd"
 
 info "$HOST_MODE host, GICv$GIC, $SMP CPUs, $MEM; watchdog ${WATCHDOG}s (console: $console)"
+qpid=""
+stop_qemu() {
+	[ -n "$qpid" ] || return 0
+	kill "$qpid" 2>/dev/null || return 0
+	sleep 1
+	kill -9 "$qpid" 2>/dev/null
+	wait "$qpid" 2>/dev/null
+}
+trap 'stop_qemu' EXIT
+trap 'echo "[harness] boot: ERROR: interrupted; stopped QEMU" >&2; stop_qemu; exit 2' TERM INT HUP
 "${qemu_cmd[@]}" </dev/null >"$console" 2>"$RUN_DIR/qemu.stderr" &
 qpid=$!
+echo "$qpid" >"$RUN_DIR/qemu.pid"
 
 result=""
 seen=0
@@ -96,6 +120,7 @@ if [ -n "$result" ]; then
 fi
 wait "$qpid" 2>/dev/null
 qrc=$?
+qpid=""
 dur=$(( $(date +%s) - start ))
 # Lines the loop had not printed yet.
 sed -n "$((seen + 1)),\$p" "$tap" | tr -d '\r' | grep -E '^(not )?ok [0-9]+ ' | sed 's/^/[harness] boot:   /'
@@ -127,14 +152,14 @@ case "$result" in
 		echo "[harness] boot: ERROR: guest hung: no '[guest] up' within ${BOOT_TIMEOUT}s; killed QEMU" >&2
 		echo "---- last console lines ($console) ----" >&2
 		tail -n 15 "$console" | tr -d '\r' >&2
-		die "watchdog fired during boot" "see $console; raise BOOT_TIMEOUT if the machine is just slow"
-		exit 2 ;;
+		echo "[harness] boot: ERROR: watchdog fired during boot -- see $console; raise BOOT_TIMEOUT if the machine is just slow" >&2
+		exit 3 ;;
 	hang)
 		echo "[harness] boot: ERROR: guest hung: watchdog fired after ${WATCHDOG}s${last:+ while running: $last}; killed QEMU" >&2
 		echo "---- last console lines ($console) ----" >&2
 		tail -n 15 "$console" | tr -d '\r' >&2
 		echo "[harness] boot: ERROR: watchdog -- see $console; a test ignored its timeout or the kernel hung" >&2
-		exit 2 ;;
+		exit 3 ;;
 	panic)
 		echo "[harness] boot: ERROR: kernel panic: $panic${last:+ (while running: $last)}" >&2
 		echo "---- console around the panic ($console) ----" >&2
@@ -144,9 +169,9 @@ case "$result" in
 	qemu-error)
 		echo "[harness] boot: ERROR: QEMU exited with status $qrc before the guest came up:" >&2
 		tail -n 10 "$RUN_DIR/qemu.stderr" >&2
-		exit 1 ;;
+		exit 2 ;;
 	*)
 		echo "[harness] boot: ERROR: guest stopped before finishing its run list${last:+ (last: $last)}" >&2
 		tail -n 15 "$console" | tr -d '\r' >&2
-		exit 4 ;;
+		exit 3 ;;
 esac

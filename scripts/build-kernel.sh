@@ -6,7 +6,7 @@
 phase_start build
 
 VARIANT=${VARIANT:-patched}
-work=$OUT/work/$VARIANT
+work=$WORK/$VARIANT
 BUILD_DIR=$(build_dir)
 [ -f "$BUILD_DIR/config.key" ] || die "no configured build in $BUILD_DIR" "run scripts/config.sh first"
 src=$work/src

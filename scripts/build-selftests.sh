@@ -10,7 +10,7 @@
 phase_start selftests
 
 VARIANT=${VARIANT:-patched}
-work=$OUT/work/$VARIANT
+work=$WORK/$VARIANT
 BUILD_DIR=$(build_dir)
 src=$work/src
 cross=${CROSS_COMPILE:-aarch64-linux-gnu-}
@@ -37,7 +37,7 @@ fi
 [ -x "$install/run_kselftest.sh" ] && [ -s "$install/kselftest-list.txt" ] ||
 	die "selftests installed nothing runnable into $install" "see $log"
 n=$(grep -c '^kvm:' "$install/kselftest-list.txt")
-nonstatic=$(cd "$install/kvm" && find . -type f -perm -u+x -exec file {} + 2>/dev/null | grep -c 'dynamically linked' || true)
-[ "${nonstatic:-0}" -eq 0 ] || die "$nonstatic selftest binaries are dynamically linked" \
+nonstatic=$(dynamic_binaries "$install/kvm") || exit 2
+[ -z "$nonstatic" ] || die "$(echo "$nonstatic" | wc -l) selftest binaries are dynamically linked ($(echo "$nonstatic" | head -n 3 | tr '\n' ' '))" \
 	"the initramfs has no libc; check LDFLAGS=-static in $log"
 status "$n KVM selftests installed${native:+ (native)} in $(basename "$BUILD_DIR")/kselftest_install"

@@ -3,7 +3,7 @@
 # make check: the gates a maintainer applies before taking the series.
 #
 # The series is pushed patch by patch onto the base in work tree
-# $OUT/work/$VARIANT (default "check"), one table row per patch; the first
+# $WORK/$VARIANT (default "check"), one table row per patch; the first
 # real problem stops the run with the patch named. Per patch:
 #   apply       quilt push --fuzz=0; fuzz or an offset is an error
 #   checkpatch  scripts/checkpatch.pl --strict on the mail; a message passes
@@ -26,9 +26,10 @@
 #   CHECK_X86=all   x86_64 build after every patch that needs it (default);
 #            final  only once, for the final state; none: never
 #   VARIANT=check   work tree
-# Results: $OUT/check/<run>/table.txt, check.json, logs/.
+# Results: $OUT/check/<base>/<run>/table.txt, check.json, logs/.
 . "$(dirname "$0")/lib.sh"
 phase_start check
+lock_out
 t_start=$(date +%s)
 S=$HARNESS_ROOT/scripts
 
@@ -36,21 +37,29 @@ VARIANT=${VARIANT:-check}
 CHECK_X86=${CHECK_X86:-all}
 CHECK_CLANG=${CHECK_CLANG:-1}
 case "$CHECK_X86" in all|final|none) ;; *) die "CHECK_X86=$CHECK_X86" "use all, final or none" ;; esac
-PATCHES=${PATCHES:-$HARNESS_ROOT/patches}
+PATCHES=$PATCHES
 PATCHES=$(cd "$PATCHES" 2>/dev/null && pwd) || die "PATCHES=$PATCHES does not exist"
 [ -f "$PATCHES/series" ] || die "$PATCHES/series not found"
 export VARIANT PATCHES
 
-EXTRA_PACKAGES="${EXTRA_PACKAGES:-} sparse clang lld llvm" "$S"/deps.sh || exit 1
+EXTRA_PACKAGES="${EXTRA_PACKAGES:-} sparse clang lld llvm" "$S"/deps.sh || exit 2
 need_tools sparse perl quilt
 [ "$CHECK_CLANG" = 0 ] || need_tools clang ld.lld
+# The clang gate needs the clang the base supports; an older one is reported
+# as not run (in the table and the status line), never as a pass.
+clang_skip=""
+if [ "$CHECK_CLANG" != 0 ]; then
+	have_clang=$(clang --version | head -n 1 | grep -oE '[0-9]+\.[0-9]+\.[0-9]+' | head -n 1)
+	version_ge "${have_clang:-0}" "$BASE_CLANG_MIN" ||
+		clang_skip="not run: needs clang >= $BASE_CLANG_MIN for $BASE, this machine has ${have_clang:-none}"
+fi
 
-"$S"/base-tree.sh || exit 1
-. "$OUT/state/base.env"
+"$S"/base-tree.sh || exit 2
+. "$STATE/base.env"
 
-work=$OUT/work/$VARIANT
+work=$WORK/$VARIANT
 src=$work/src
-res=$OUT/check/${CHECK_NAME:-$VARIANT}
+res=$OUT/check/$BASE_NS/${CHECK_NAME:-$VARIANT}
 rm -rf "$res"
 mkdir -p "$res/logs"
 table=$res/table.txt
@@ -58,7 +67,11 @@ rows=$res/rows.tsv
 : >"$rows"
 waivers=$PATCHES/checkpatch-waivers.txt
 mapfile -t patches < <(series_list "$PATCHES")
-[ ${#patches[@]} -gt 0 ] || die "the series in $PATCHES is empty" "nothing to check"
+if [ ${#patches[@]} -eq 0 ]; then
+	echo "empty" >"$res/empty"
+	status "the series in ${PATCHES#"$HARNESS_ROOT"/} is empty: nothing to check"
+	exit 0
+fi
 for p in "${patches[@]}"; do
 	[ -f "$PATCHES/$p" ] || die "series names $p but $PATCHES/$p does not exist"
 done
@@ -67,7 +80,7 @@ done
 empty=$res/empty-series
 mkdir -p "$empty"
 : >"$empty/series"
-PATCHES=$empty "$S"/apply-series.sh || exit 1
+PATCHES=$empty "$S"/apply-series.sh || exit 2
 # From here on the tree carries (a prefix of) this series: record it so the
 # next apply-series.sh pops it, and mark the stamp so that it is never "up
 # to date" for a real series.
@@ -76,7 +89,7 @@ snapshot_series "$PATCHES" "$work"
 export QUILT_PATCHES=$PATCHES QUILT_PC=.pc
 quilt() { command quilt --quiltrc=- "$@"; }
 
-FRAGMENTS=kvm-host "$S"/config.sh || exit 1
+FRAGMENTS=kvm-host "$S"/config.sh || exit 2
 build=$(FRAGMENTS=kvm-host build_dir)
 x86build=$(FRAGMENTS=x86-kvm build_dir)
 
@@ -216,12 +229,12 @@ json.dump({"base": base, "series": pdir, "result": "pass" if rc == "0" else "fai
 PY
 	{
 		echo
-		echo "legend: ok = passed; - = gate does not apply to this patch;"
+		echo "legend: ok = passed; - = gate does not apply to this patch; NOT-RUN = the gate could not run here (reason in the row);"
 		echo "        (final) = x86_64 built once for the final state (CHECK_X86=final)"
 		echo "time: ${secs}s; base $BASE_VERSION; logs in logs/"
 	} >>"$table"
 	if [ "$rc" -eq 0 ]; then
-		status "series passes every gate (${#patches[@]} patches; table: $table)"
+		status "series passes every gate (${#patches[@]} patches${clang_skip:+; clang gate $clang_skip}; table: $table)"
 		exit 0
 	fi
 	echo "[harness] check: the check tree stays at the failing state: $src" >&2
@@ -411,7 +424,10 @@ if [ -f "$waivers" ]; then
 fi
 
 # --- the final state with clang ------------------------------------------
-if [ "$CHECK_CLANG" != 0 ]; then
+if [ -n "$clang_skip" ]; then
+	row "+" "final state, LLVM=1: $clang_skip" - - NOT-RUN - - - - -
+	warn "clang gate $clang_skip"
+elif [ "$CHECK_CLANG" != 0 ]; then
 	cbuild=$work/build-kvm-host-llvm
 	# A fresh directory, so that the log has every file's warnings (ccache
 	# replays them for cached objects).

@@ -12,10 +12,10 @@
 . "$(dirname "$0")/lib.sh"
 phase_start config
 
-. "$OUT/state/base.env"
+. "$STATE/base.env"
 VARIANT=${VARIANT:-patched}
 FRAGMENTS=${FRAGMENTS:-kvm-host}
-work=$OUT/work/$VARIANT
+work=$WORK/$VARIANT
 src=$work/src
 [ -f "$work/applied.env" ] || die "work tree '$VARIANT' not prepared" "run scripts/apply-series.sh first"
 . "$work/applied.env"

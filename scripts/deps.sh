@@ -13,10 +13,9 @@ phase_start deps
 # package (with :arch where it is not the host's) -- the harness needs all.
 PACKAGES=(
 	make gcc libc6-dev bc bison flex libssl-dev libelf-dev cpio rsync xz-utils
-	perl python3 quilt ccache kmod
-	gcc-aarch64-linux-gnu qemu-system-arm busybox-static:arm64
+	perl python3 quilt ccache kmod binutils debian-archive-keyring
+	gcc-aarch64-linux-gnu busybox-static:arm64
 )
-[ -z "${KERNEL_SRC:-}" ] && PACKAGES+=(linux-source-6.12)
 [ -n "${LLVM:-}" ] && PACKAGES+=(clang lld llvm)
 # shellcheck disable=SC2206
 PACKAGES+=(${EXTRA_PACKAGES:-})
@@ -39,6 +38,24 @@ if [ ${#missing[@]} -gt 0 ]; then
 		line="dpkg --add-architecture arm64 && $line"
 fi
 
+# The TCG machine's QEMU, pinned: from Debian 12's backports suite through a
+# private sources list and lists directory (the system's apt configuration
+# is not changed; dpkg installs it like any package).
+qemu_have=$(dpkg-query -W -f='${Version}' "$HOST_QEMU_PACKAGE" 2>/dev/null || true)
+qemu_line=""
+if [ "$qemu_have" != "$HOST_QEMU_VERSION" ]; then
+	apt_dir=$OUT/cache/apt
+	qo="-o Dir::Etc::SourceList=$apt_dir/sources-host.list -o Dir::Etc::SourceParts=/dev/null -o Dir::State::Lists=$apt_dir/lists-host"
+	qemu_line="mkdir -p $apt_dir/lists-host/partial && printf '%s\n' \
+'deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian bookworm main' \
+'deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian bookworm-updates main' \
+'deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian-security bookworm-security main' \
+'deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian $HOST_QEMU_SUITE main' \
+>$apt_dir/sources-host.list && apt-get $qo update && apt-get $qo -t $HOST_QEMU_SUITE install -y --no-install-recommends $HOST_QEMU_PACKAGE=$HOST_QEMU_VERSION"
+	missing+=("$HOST_QEMU_PACKAGE=$HOST_QEMU_VERSION${qemu_have:+ (have $qemu_have)}")
+	line="${line:+$line && }$qemu_line"
+fi
+
 if [ "${1:-}" = --print ]; then
 	echo "$line"
 	exit 0
@@ -57,6 +74,9 @@ info "installing: ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 log=$OUT/logs/deps.log
 mkdir -p "$(dirname "$log")"
+mkdir -p "$OUT/cache/apt"
 run_logged "$log" sh -c "$line" ||
 	die "apt-get failed (log: $log)" "check the network/apt sources, then rerun"
 status "installed ${missing[*]}"
+[ "$(dpkg-query -W -f='${Version}' "$HOST_QEMU_PACKAGE" 2>/dev/null)" = "$HOST_QEMU_VERSION" ] ||
+	die "$HOST_QEMU_PACKAGE is not at $HOST_QEMU_VERSION after the install" "see $log"

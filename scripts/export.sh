@@ -18,7 +18,7 @@
 # file by file (git tree hashes), with the quilt-applied work tree.
 #
 #   PATCHES=dir          series (default patches/)
-#   RESULTS="file..."    results JSON(s) (default: $OUT/results/bench/bench.json,
+#   RESULTS="file..."    results JSON(s) (default: $RESULTS_DIR/bench/bench.json,
 #                        else Documentation/results/bench*.json; with several,
 #                        each benchmark comes from the newest file that has it)
 #   EXPORT_PREFIX=...    subject prefix (default PATCH; e.g. "RFC PATCH")
@@ -26,18 +26,27 @@
 #   EXPORT_DIR=dir       output (default $OUT/export)
 . "$(dirname "$0")/lib.sh"
 phase_start export
+lock_out
 S=$HARNESS_ROOT/scripts
 need_tools git python3
 
-PATCHES=${PATCHES:-$HARNESS_ROOT/patches}
+PATCHES=$PATCHES
 PATCHES=$(cd "$PATCHES" 2>/dev/null && pwd) || die "PATCHES=$PATCHES does not exist"
-EXPORT_DIR=${EXPORT_DIR:-$OUT/export}
+# Relative paths are relative to where make export was started: resolved
+# now, before any cd.
+EXPORT_DIR=$(abspath "${EXPORT_DIR:-$OUT/export}")
+safe_rm_target EXPORT_DIR "$EXPORT_DIR"
 tmpl=${COVER_TEMPLATE:-$PATCHES/cover-letter.tmpl}
 [ -f "$tmpl" ] || tmpl=$HARNESS_ROOT/patches/cover-letter.tmpl
+tmpl=$(abspath "$tmpl")
+[ -f "$tmpl" ] || die "COVER_TEMPLATE=$tmpl not found"
 if [ -z "${RESULTS:-}" ]; then
-	RESULTS=$OUT/results/bench/bench.json
+	RESULTS=$RESULTS_DIR/bench/bench.json
 	[ -f "$RESULTS" ] || RESULTS=$(ls "$HARNESS_ROOT"/Documentation/results/bench*.json 2>/dev/null | tr '\n' ' ')
 fi
+r=""
+for f in $RESULTS; do r="$r $(abspath "$f")"; done
+RESULTS=${r# }
 for r in $RESULTS; do
 	[ -f "$r" ] || die "no results JSON ($r)" "run make bench, or set RESULTS=<bench.json ...>"
 done
@@ -50,11 +59,11 @@ email=$(cd "$HARNESS_ROOT" && git config user.email || true)
 		"git config --global user.name 'Your Name'; git config --global user.email you@example.org"
 case "$email" in *@invalid.example) die "user.email is the project's placeholder ($email)" "export as yourself" ;; esac
 
-"$S"/base-tree.sh || exit 1
-. "$OUT/state/base.env"
+"$S"/base-tree.sh || exit 2
+. "$STATE/base.env"
 # The quilt-applied tree to compare with.
-VARIANT=${VARIANT:-patched} PATCHES=$PATCHES "$S"/apply-series.sh || exit 1
-qsrc=$OUT/work/${VARIANT:-patched}/src
+VARIANT=${VARIANT:-patched} PATCHES=$PATCHES "$S"/apply-series.sh || exit 2
+qsrc=$WORK/${VARIANT:-patched}/src
 mapfile -t patches < <(series_list "$PATCHES")
 [ ${#patches[@]} -gt 0 ] || die "the series is empty"
 
@@ -84,7 +93,7 @@ repo=$gitbase/repo.git
 base_commit=$(GIT_DIR=$repo git rev-parse refs/heads/base)
 
 # --- mails re-authored to the sender --------------------------------------------
-work=$OUT/work/export
+work=$WORK/export
 rm -rf "$work"
 mkdir -p "$work/in"
 python3 - "$PATCHES" "$work/in" "$name <$email>" "${patches[@]}" <<'PY' || die "rewriting the mails failed"
@@ -117,7 +126,7 @@ for i, n in enumerate(names, 1):
 PY
 
 git_q clone -q --shared --no-checkout "$repo" "$work/git" || die "git clone of the base repository failed"
-cd "$work/git" || exit 1
+cd "$work/git" || exit 2
 git_q checkout -q -b series "$base_commit" || die "checkout of the base failed"
 git config user.name "$name"
 git config user.email "$email"
@@ -190,6 +199,7 @@ PY
 git config branch.series.description "$(cat "$work/description")"
 rm -rf "$EXPORT_DIR"
 mkdir -p "$EXPORT_DIR"
+touch "$EXPORT_DIR/.harness-owned"
 fp_args=(--cover-letter --cover-from-description=subject -o "$EXPORT_DIR"
 	--subject-prefix="${EXPORT_PREFIX:-PATCH}" --no-signature)
 [ -n "${EXPORT_VERSION:-}" ] && fp_args+=(-v "$EXPORT_VERSION")

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # make hw-bench: the benchmark list natively on an arm64 KVM host, on the
-# running kernel, REPS times. Writes $OUT/results/hw-bench-<uname -r>.json
+# running kernel, REPS times. Writes $RESULTS_DIR/hw-bench-<uname -r>.json
 # (one kernel). Run it once on the base kernel and once on the patched one,
 # then: scripts/bench.py compare BEFORE.json AFTER.json --out DIR
 # (Documentation/benchmarks.rst has the procedure).
@@ -12,11 +12,12 @@
 . "$(dirname "$0")/lib.sh"
 set -e
 phase_start hw-bench
+lock_out
 S=$HARNESS_ROOT/scripts
 REPS=${REPS:-5}
 BENCHLIST=${BENCHLIST:-$HARNESS_ROOT/selftests/benchlist-hw.txt}
 kernel=$(uname -r)
-dir=$OUT/results/hw-bench-$kernel
+dir=$RESULTS_DIR/hw-bench-$kernel
 mkdir -p "$dir"
 total=$(python3 "$S"/bench.py resolve "$BENCHLIST" --only "${ONLY:-}" -o "$dir/benchlist.tsv") ||
 	die "benchmark list rejected" "fix the entry named above"
@@ -46,5 +47,5 @@ for rep in $(seq 1 "$REPS"); do
 	raws+=(--raw "$rd")
 done
 python3 "$S"/bench.py hw "${raws[@]}" --benchlist "$BENCHLIST" --kernel "$kernel" \
-	--out "$OUT/results/hw-bench-$kernel.json"
+	--out "$RESULTS_DIR/hw-bench-$kernel.json"
 status "results in ${OUT#"$PWD"/}/results/hw-bench-$kernel.json"

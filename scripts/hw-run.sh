@@ -14,6 +14,7 @@
 . "$(dirname "$0")/lib.sh"
 set -e
 phase_start hw-run
+lock_out
 S=$HARNESS_ROOT/scripts
 
 dry=
@@ -25,15 +26,18 @@ esac
 
 RUNLIST=${RUNLIST:-$HARNESS_ROOT/selftests/runlist-hw.txt}
 RUN_NAME=${RUN_NAME:-hw-$(uname -r)}
-RUN_DIR=$OUT/results/$RUN_NAME
+check_name RUN_NAME "$RUN_NAME"
+RUN_DIR=$RESULTS_DIR/$RUN_NAME
 [ -f "$RUNLIST" ] || die "run list $RUNLIST not found"
 [ -z "${SKIPLISTS+set}" ] && SKIPLISTS=$(default_skiplists hw)
 skipargs=()
 for s in $SKIPLISTS; do skipargs+=(--skip "$s"); done
 mkdir -p "$RUN_DIR"
 # Tests that a patch of the series adds are skipped on a tree without it.
-[ -d "$OUT/work/${VARIANT:-hw}/src/tools" ] &&
-	skipargs+=(--tree "$OUT/work/${VARIANT:-hw}/src" --patches "${PATCHES:-$HARNESS_ROOT/patches}")
+if [ -d "$WORK/${VARIANT:-hw}/src/tools" ]; then
+	tree_skip_args "$WORK/${VARIANT:-hw}/src"
+	skipargs+=("${TREE_SKIP_ARGS[@]}")
+fi
 read -r nrun nskip total < <(python3 "$S"/runlist.py "$RUNLIST" "${skipargs[@]}" \
 	--only "${ONLY:-}" -o "$RUN_DIR/runlist.tsv") || die "run list rejected" "fix the entry named above"
 [ -n "${nrun:-}" ] || die "run list rejected" "fix the entry named above"
@@ -62,12 +66,12 @@ ksft=$build/kselftest_install
 
 phase_start hw-run
 info "running $nrun tests natively on $(uname -r) ($(nproc) CPUs)"
-dmesg >"$RUN_DIR/dmesg-before.txt" 2>/dev/null || warn "cannot read the kernel log (run as root for the splat scan)"
+before=$(dmesg 2>/dev/null | wc -l) || before=0
 "$S"/guest/run-tests.sh "$RUN_DIR/runlist.tsv" "$ksft" | tee "$RUN_DIR/tap.txt" |
 	grep -E '^(not )?ok [0-9]+ ' | sed 's/^/[harness] hw-run:   /'
 echo "# harness: done" >>"$RUN_DIR/tap.txt"
 # The kernel log written during the run is this run's console.
-dmesg 2>/dev/null | tail -n +"$(( $(wc -l <"$RUN_DIR/dmesg-before.txt") + 1 ))" >"$RUN_DIR/console.log"
+kernel_log_since "$before" "$RUN_DIR/console.log"
 printf "BOOT_RESULT='done'\nKERNEL_CMDLINE='%s'\n" "$(cat /proc/cmdline)" >"$RUN_DIR/boot.env"
 python3 - "$RUN_DIR/metadata.json" "$RUN_NAME" "$RUNLIST" <<'PY'
 import json, os, platform, sys, datetime, subprocess

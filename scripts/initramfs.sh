@@ -33,7 +33,8 @@ else
 	skipargs=()
 	for s in $SKIPLISTS; do skipargs+=(--skip "$s"); done
 	# Tests that a patch of the series adds are skipped on a tree without it.
-	skipargs+=(--tree "$OUT/work/${VARIANT:-patched}/src" --patches "${PATCHES:-$HARNESS_ROOT/patches}")
+	tree_skip_args "$WORK/${VARIANT:-patched}/src"
+	skipargs+=("${TREE_SKIP_ARGS[@]}")
 	[ "${L2:-0}" = 1 ] || skipargs+=(--no-l2 "nested tests off: L2=1 adds Debian's QEMU and an L2 guest (Documentation/nested.rst)")
 	read -r nrun nskip total < <(python3 "$HARNESS_ROOT/scripts/runlist.py" "$RUNLIST" \
 		"${skipargs[@]}" --only "${ONLY:-}" --repeat "${REPEAT:-1}" -o "$RUN_DIR/runlist.tsv") ||
@@ -53,45 +54,51 @@ ksft=$BUILD_DIR/kselftest_install
 
 initrd=$RUN_DIR/initramfs.cpio
 stage=$RUN_DIR/initramfs.d
+# Every copy into the staging directory is checked: a full disk is reported
+# as one, not as a guest that cannot find its init ("kernel panic").
+stage_cp() {
+	cp "$@" || die "cannot copy into the initramfs ($*)" \
+		"check free space under $RUN_DIR (df -h); it needs about twice the initramfs size"
+}
 rm -rf "$stage" "$initrd"
 mkdir -p "$stage"/{bin,sbin,usr/bin,usr/sbin,harness,proc,sys,dev,tmp,root,etc}
-cp "$bb" "$stage/bin/busybox"
-cp "$HARNESS_ROOT/scripts/guest/init" "$stage/init"
-cp "$HARNESS_ROOT/scripts/guest/timeout" "$stage/usr/bin/timeout"
-cp "$HARNESS_ROOT/scripts/guest/run-tests.sh" "$stage/harness/"
+stage_cp "$bb" "$stage/bin/busybox"
+stage_cp "$HARNESS_ROOT/scripts/guest/init" "$stage/init"
+stage_cp "$HARNESS_ROOT/scripts/guest/timeout" "$stage/usr/bin/timeout"
+stage_cp "$HARNESS_ROOT/scripts/guest/run-tests.sh" "$stage/harness/"
 if [ "${MODE:-tests}" = bench ]; then
-	cp "$HARNESS_ROOT/scripts/guest/run-bench.sh" "$RUN_DIR/benchlist.tsv" "$stage/harness/"
-	cp -a "$OUT/work/bench-bin" "$stage/bench"
+	stage_cp "$HARNESS_ROOT/scripts/guest/run-bench.sh" "$RUN_DIR/benchlist.tsv" "$stage/harness/"
+	stage_cp -a "$OUT/work/bench-bin" "$stage/bench"
 else
-	cp "$RUN_DIR/runlist.tsv" "$stage/harness/"
+	stage_cp "$RUN_DIR/runlist.tsv" "$stage/harness/"
 fi
-cp -al "$ksft" "$stage/kselftest" 2>/dev/null || cp -a "$ksft" "$stage/kselftest"
+cp -al "$ksft" "$stage/kselftest" 2>/dev/null || stage_cp -a "$ksft" "$stage/kselftest"
 if [ "${L2:-0}" = 1 ]; then
 	# The nested kit (Documentation/nested.rst): Debian's arm64 QEMU and
 	# its libraries, the L2 kernel(s) and the L2 guest's own initramfs.
 	vmm=$("$HARNESS_ROOT"/scripts/l2-vmm.sh | tail -n 1) && [ -d "$vmm" ] ||
 		die "cannot stage the L2 VMM" "see the l2-vmm error above"
-	cp -a "$vmm"/. "$stage"/
+	stage_cp -a "$vmm"/. "$stage"/
 	mkdir -p "$stage/usr/share"
-	cp "$vmm/.qemu-version" "$stage/usr/share/l2-vmm-version"
+	stage_cp "$vmm/.qemu-version" "$stage/usr/share/l2-vmm-version"
 	[ -x "$OUT/work/bench-bin/pv-guest" ] || "$HARNESS_ROOT"/scripts/build-bench.sh >/dev/null ||
 		die "cannot build pv-guest for the L2 guest"
 	mkdir -p "$stage/l2" "$stage/harness/l2"
-	cp "$HARNESS_ROOT/scripts/guest/l2/run-l2.sh" "$stage/harness/l2/"
+	stage_cp "$HARNESS_ROOT/scripts/guest/l2/run-l2.sh" "$stage/harness/l2/"
 	# L2 kernels: the L1 kernel itself, plus L2_IMAGES="name=Image ..."
 	# (/l2/Image-name, for run-l2.sh -image name).
 	cp "$BUILD_DIR/arch/arm64/boot/Image" "$stage/l2/Image" ||
 		die "no kernel Image in $BUILD_DIR for the L2 guest" "run scripts/build-kernel.sh first"
 	for ni in ${L2_IMAGES:-}; do
 		[ -f "${ni#*=}" ] || die "L2_IMAGES: ${ni#*=} does not exist"
-		cp "${ni#*=}" "$stage/l2/Image-${ni%%=*}"
+		stage_cp "${ni#*=}" "$stage/l2/Image-${ni%%=*}"
 	done
 	l2=$RUN_DIR/l2.d
 	rm -rf "$l2"
 	mkdir -p "$l2/bin"
-	cp "$bb" "$l2/bin/busybox"
-	cp "$HARNESS_ROOT/scripts/guest/l2/init" "$l2/init"
-	cp "$OUT/work/bench-bin/pv-guest" "$l2/pv-guest"
+	stage_cp "$bb" "$l2/bin/busybox"
+	stage_cp "$HARNESS_ROOT/scripts/guest/l2/init" "$l2/init"
+	stage_cp "$OUT/work/bench-bin/pv-guest" "$l2/pv-guest"
 	(cd "$l2" && find . | LC_ALL=C sort | cpio --quiet -o -H newc -R 0:0 >"$stage/l2/guest.cpio") ||
 		die "cpio of the L2 initramfs failed"
 	rm -rf "$l2"

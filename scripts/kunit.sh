@@ -15,13 +15,22 @@
 . "$(dirname "$0")/lib.sh"
 phase_start kunit
 VARIANT=${VARIANT:-patched}
-src=$OUT/work/$VARIANT/src
-[ -x "$src/tools/testing/kunit/kunit.py" ] || die "no kunit.py in $src" "run scripts/apply-series.sh first"
+src=$WORK/$VARIANT/src
+mode=${1:-run}
+case "$mode" in run|fragment|parse) ;; *) die "unknown mode '$mode'" "use: kunit.sh [run|fragment <file>|parse <console.log>]" ;; esac
+# make kunit on a fresh clone: the base tree and the series first (both
+# are no-ops when up to date).
+if [ "$mode" != parse ]; then
+	[ "$mode" = run ] && lock_out
+	"$HARNESS_ROOT"/scripts/base-tree.sh >&2 || exit 2
+	"$HARNESS_ROOT"/scripts/apply-series.sh >&2 || exit 2
+fi
+phase_start kunit
+[ -x "$src/tools/testing/kunit/kunit.py" ] || die "no kunit.py in $src" "the work tree is incomplete: make clean and rerun"
 list=${KUNIT_LIST:-$HARNESS_ROOT/selftests/kunit.txt}
-build=$OUT/work/$VARIANT/build-kunit
+build=$WORK/$VARIANT/build-kunit
 mkdir -p "$build"
 rc=0
-mode=${1:-run}
 
 # Suites of the list whose symbols the tree has: "suite symbols..." lines;
 # the others are reported as skipped.

@@ -13,6 +13,56 @@ OUT=${OUT:-$HARNESS_ROOT/out}
 case "$OUT" in /*) ;; *) OUT=$PWD/$OUT ;; esac
 export OUT HARNESS_ROOT
 
+# die and the status helpers are defined below; a bad BASE is reported with
+# them before any work.
+_input_error=""
+
+# The bases: the kernel trees a series is written for. This table is their
+# only description; everything else derives from BASE.
+#   BASE=mainline  the maintainers' tree: Debian's linux-source-7.3 (7.3.4)
+#                  from trixie-backports; series patches/mainline (default)
+#   BASE=6.12      the LTS backport: Debian 12's linux-source-6.12; series
+#                  patches/6.12
+# Each base is one pinned Debian package fetched with a private apt sources
+# list under $OUT/cache/apt (the system's apt configuration is not touched)
+# and checked against the sha256 below. KERNEL_SRC=<tree> replaces the package;
+# BASE then only picks the series and the work/results namespace.
+BASE=${BASE:-mainline}
+case "$BASE" in
+	mainline)
+		BASE_PACKAGE=linux-source-7.3 BASE_PACKAGE_VERSION=7.3.4-1~bpo13+1
+		BASE_SUITE="http://deb.debian.org/debian trixie-backports"
+		BASE_DEB_SHA256=703e369ddd4cce971452f5a593ee55df3a5c10c83caf0fa0df039633ed181ee3
+		BASE_DEB_TARBALL=usr/src/linux-source-7.3.tar.xz
+		BASE_CLANG_MIN=17.0.1 ;;  # Documentation/process/changes.rst
+	6.12)
+		BASE_PACKAGE=linux-source-6.12 BASE_PACKAGE_VERSION=6.12.117-1~deb12u1
+		BASE_SUITE="http://deb.debian.org/debian-security bookworm-security"
+		BASE_DEB_SHA256=e849faf31ca3555757f3a8877cb01af92122f744f75d1f3102734651c4e14703
+		BASE_DEB_TARBALL=usr/src/linux-source-6.12.tar.xz
+		BASE_CLANG_MIN=13.0.1 ;;
+	*) _input_error="BASE=$BASE: use BASE=mainline (7.3.4, the default) or BASE=6.12" ;;
+esac
+BASES="mainline 6.12"
+# The QEMU of the TCG test machine (host side): Debian 12's backports build,
+# installed by deps.sh through a private apt list (Documentation/harness.rst,
+# "QEMU": 7.2 cannot run the mainline host's guests).
+HOST_QEMU_PACKAGE=qemu-system-arm
+HOST_QEMU_VERSION=1:10.0.2+ds-2+deb13u1~bpo12+1
+HOST_QEMU_SUITE=bookworm-backports
+# Work trees, state and results of different bases (and of a KERNEL_SRC
+# tree) never share a directory.
+# version_ge <a> <b>: version a >= version b.
+version_ge() { [ "$(printf '%s\n%s\n' "$2" "$1" | sort -V | head -n 1)" = "$2" ]; }
+if [ -n "${KERNEL_SRC:-}" ]; then BASE_NS=$BASE-src; else BASE_NS=$BASE; fi
+WORK=$OUT/work/$BASE_NS
+STATE=$OUT/state/$BASE_NS
+RESULTS_DIR=$OUT/results/$BASE_NS
+SERIES_DEFAULT=$HARNESS_ROOT/patches/$BASE
+PATCHES=${PATCHES:-$SERIES_DEFAULT}
+case "$PATCHES" in /*) ;; *) PATCHES=$PWD/$PATCHES ;; esac
+export BASE BASE_NS WORK STATE RESULTS_DIR PATCHES
+
 # Cross toolchain and kernel build variables shared by every phase.
 # KARCH=x86_64 (make check only) builds the kernel for x86_64 instead, with
 # the host's gcc on an x86_64 host or x86_64-linux-gnu-gcc elsewhere.
@@ -45,6 +95,7 @@ fi
 toolchain_for "$KARCH" "${LLVM:-}"
 KMAKE_TOOLCHAIN=("${KMAKE_TC[@]}")
 JOBS=${JOBS:-$(nproc)}
+case "$JOBS" in ''|0|*[!0-9]*) _input_error=${_input_error:-"JOBS=$JOBS: use a whole number of parallel jobs, 1 or more"} ;; esac
 
 # Reproducible, cache-friendly builds: the same inputs give the same objects.
 export KBUILD_BUILD_USER=harness KBUILD_BUILD_HOST=harness
@@ -89,15 +140,17 @@ warn() {
 	echo "[harness] $PHASE: WARNING: $*" >&2
 }
 
-# die "what went wrong" ["what to do next"]
+# die "what went wrong" ["what to do next"]: a harness error (bad input, a
+# missing tool, a build that failed): exit status 2. Test failures are 1.
 die() {
 	if [ -n "${2:-}" ]; then
 		echo "[harness] $PHASE: ERROR: $1 -- $2" >&2
 	else
 		echo "[harness] $PHASE: ERROR: $1" >&2
 	fi
-	exit 1
+	exit 2
 }
+[ -z "$_input_error" ] || die "$_input_error"
 
 # need_disk GB : fail early, with numbers, when $OUT's file system cannot hold
 # GB gigabytes of harness output (what $OUT already holds counts towards it).
@@ -145,6 +198,23 @@ series_list() {
 	[ -f "$1/series" ] || return 0
 	sed -e 's/#.*//' -e 's/[[:space:]]\+-p[0-9].*//' -e 's/[[:space:]]*$//' \
 		-e '/^$/d' "$1/series"
+}
+
+# series_checked_against <patches-dir>: the base version named on the
+# series file's "# checked-against:" line (empty if none).
+series_checked_against() {
+	sed -n 's/^#[[:space:]]*checked-against:[[:space:]]*//p' "$1/series" 2>/dev/null | head -n 1
+}
+
+# tree_skip_args <tree>: runlist.py arguments that skip (with the reason)
+# the run-list tests <tree> lacks because a patch adds them: this base's
+# series ($PATCHES), or another base's series it was not ported from yet.
+tree_skip_args() {
+	local b
+	TREE_SKIP_ARGS=(--tree "$1" --patches "$PATCHES")
+	for b in $BASES; do
+		[ "$b" = "$BASE" ] || TREE_SKIP_ARGS+=(--other-series "$HARNESS_ROOT/patches/$b")
+	done
 }
 
 # snapshot_series <patches-dir> <work-dir>: copy the series file and its
@@ -209,7 +279,7 @@ build_dir() {
 		name=${name:+$name+}$f
 	done
 	[ -n "${LLVM:-}" ] && name=$name-llvm
-	echo "$OUT/work/${VARIANT:-patched}/build-$name"
+	echo "$WORK/${VARIANT:-patched}/build-$name"
 }
 
 # prepare_native_selftests: for make hw-run / hw-bench on an arm64 host: the
@@ -218,24 +288,168 @@ build_dir() {
 # Sets build to the directory that holds them.
 prepare_native_selftests() {
 	export VARIANT=${VARIANT:-hw}
-	"$HARNESS_ROOT"/scripts/base-tree.sh || exit 1
-	"$HARNESS_ROOT"/scripts/apply-series.sh || exit 1
-	build=$OUT/work/$VARIANT/build-hw
+	"$HARNESS_ROOT"/scripts/base-tree.sh || exit 2
+	"$HARNESS_ROOT"/scripts/apply-series.sh || exit 2
+	build=$WORK/$VARIANT/build-hw
 	mkdir -p "$build"
-	make -s -C "$OUT/work/$VARIANT/src" O="$build" headers_install >"$build/headers.log" 2>&1 ||
+	make -s -C "$WORK/$VARIANT/src" O="$build" headers_install >"$build/headers.log" 2>&1 ||
 		die "headers_install failed" "see $build/headers.log"
-	BUILD_DIR=$build "$HARNESS_ROOT"/scripts/build-selftests.sh || exit 1
+	BUILD_DIR=$build "$HARNESS_ROOT"/scripts/build-selftests.sh || exit 2
 }
 
 # default_skiplists <platform> [host mode] [gic]: the skip lists that apply,
 # most general first: selftests/skip-<platform>.txt,
 # skip-<platform>-<mode>.txt, skip-<platform>-gicv<N>.txt and
-# skip-base-<major>.<minor>.txt for the prepared base tree.
+# skip-base-<major>.<minor>.txt and skip-<platform>-base-<major>.<minor>.txt
+# for the prepared base tree (or, before it is prepared, the version its
+# series was checked against).
 default_skiplists() {
 	local platform=$1 mode=${2:-} gic=${3:-} f ver=""
-	[ -f "$OUT/state/base.env" ] && ver=$(. "$OUT/state/base.env" && echo "$BASE_VERSION" | cut -d. -f1,2)
+	if [ -f "$STATE/base.env" ]; then ver=$(. "$STATE/base.env" && echo "$BASE_VERSION" | cut -d. -f1,2)
+	else ver=$(series_checked_against "$PATCHES" | cut -d. -f1,2); fi
 	for f in "skip-$platform.txt" ${mode:+"skip-$platform-$mode.txt"} \
-		 ${gic:+"skip-$platform-gicv$gic.txt"} ${ver:+"skip-base-$ver.txt"}; do
+		 ${gic:+"skip-$platform-gicv$gic.txt"} ${ver:+"skip-base-$ver.txt"} ${ver:+"skip-$platform-base-$ver.txt"}; do
 		[ -f "$HARNESS_ROOT/selftests/$f" ] && echo "$HARNESS_ROOT/selftests/$f"
 	done
+	return 0
+}
+
+# dynamic_binaries <dir>: the executables under <dir> that need a dynamic
+# loader (a PT_INTERP program header), one per line. readelf (binutils, which
+# deps.sh installs) reads any ELF; a missing readelf is an error, never a pass.
+dynamic_binaries() {
+	local f
+	need_tools readelf
+	while IFS= read -r -d '' f; do
+		[ "$(head -c 4 "$f" | od -An -c | tr -d ' ')" = '177ELF' ] || continue
+		readelf -lW "$f" 2>/dev/null | grep -q 'Requesting program interpreter' && echo "${f#"$1"/}"
+	done < <(find "$1" -type f -perm -u+x -print0)
+	return 0
+}
+
+# kernel_log_since <lines before> <out>: the kernel log written since a
+# snapshot of <lines before> lines was taken, into <out>. A kernel log that
+# cannot be read (no root, dmesg_restrict) gives a note in <out> and a
+# warning, never an early exit.
+kernel_log_since() {
+	local before=$1 out=$2 log
+	if log=$(dmesg 2>&1); then
+		printf '%s\n' "$log" | tail -n +"$((before + 1))" >"$out" || true
+	else
+		warn "cannot read the kernel log ($log); the splat scan sees nothing (run as root)"
+		echo "harness: kernel log not readable: $log" >"$out"
+	fi
+	return 0
+}
+
+# abspath <path>: <path> made absolute against the current directory (before
+# any cd), without requiring it to exist.
+abspath() {
+	case "$1" in /*) echo "$1" ;; *) echo "$PWD/$1" ;; esac
+}
+
+# safe_rm_target <VAR> <path>: refuse (exit 2) a directory the harness would
+# rm -rf when it is not clearly its own: /, $HOME, the project, OUT or any
+# directory above them, or an existing non-empty directory without the
+# harness's .harness-owned marker. Creates the directory with the marker.
+safe_rm_target() {
+	local var=$1 p r top
+	p=$(abspath "$2")
+	r=$(realpath -m "$p")
+	for top in / "${HOME:-/}" "$HARNESS_ROOT" "$OUT"; do
+		top=$(realpath -m "$top")
+		case "$top/" in "$r"/*) die "$var=$2 is $r, which holds $top: refusing to remove it" \
+			"set $var to a directory of its own (e.g. \$OUT/<name>)" ;; esac
+	done
+	if [ -d "$r" ] && [ -n "$(ls -A "$r" 2>/dev/null)" ] && [ ! -e "$r/.harness-owned" ]; then
+		die "$var=$2 ($r) exists, is not empty and was not made by the harness: refusing to remove it" \
+			"remove it yourself or pick another $var"
+	fi
+	mkdir -p "$r" && touch "$r/.harness-owned"
+}
+
+# check_name <VAR> <value>: a name used as one path component.
+check_name() {
+	case "$2" in
+		''|.|..|*/*|*[!A-Za-z0-9._@+-]*) die "$1='$2' is not a plain name" \
+			"use letters, digits and . _ @ + - only (no '/', not '.' or '..')" ;;
+	esac
+}
+
+# check_uint <VAR> <value> <min>: a whole number >= min.
+check_uint() {
+	case "$2" in ''|*[!0-9]*) die "$1=$2: use a whole number (>= $3)" ;; esac
+	[ "$2" -ge "$3" ] || die "$1=$2: use a whole number >= $3"
+}
+
+# lock_out: one harness command at a time per OUT (flock on $OUT/.lock),
+# taken by the top-level targets; nested scripts inherit it.
+lock_out() {
+	[ -n "${HARNESS_LOCKED:-}" ] && return 0
+	mkdir -p "$OUT"
+	exec 9>"$OUT/.lock"
+	flock -n 9 || die "another harness command is using OUT=$OUT (lock $OUT/.lock held by: $(cat "$OUT/.lock.owner" 2>/dev/null || echo unknown))" \
+		"wait for it to finish, or use another OUT=<dir>"
+	echo "pid $$: $0" >"$OUT/.lock.owner"
+	export HARNESS_LOCKED=1
+}
+
+# validate_run_inputs: every variable of make run (and make bench), checked
+# before any work; a bad one exits 2 naming the fix.
+validate_run_inputs() {
+	local f s
+	case "${HOST_MODE:-vhe}" in vhe|nvhe) ;; *) die "HOST_MODE=$HOST_MODE: use vhe or nvhe" ;; esac
+	case "${GIC:-3}" in 2|3) ;; *) die "GIC=$GIC: use 3 (GICv3+ITS) or 2" ;; esac
+	case "${REPEAT:-1}" in ''|0*|*[!0-9]*) die "REPEAT=${REPEAT:-}: use a whole number of runs, 1 or more" ;; esac
+	check_uint SMP "${SMP:-2}" 1
+	case "${MEM:-2G}" in [1-9]*[0-9][MG]|[1-9][MG]) ;; *) die "MEM=$MEM: use a size like 2G or 1536M" ;; esac
+	[ -z "${BOOT_TIMEOUT:-}" ] || check_uint BOOT_TIMEOUT "$BOOT_TIMEOUT" 1
+	[ -z "${WATCHDOG:-}" ] || check_uint WATCHDOG "$WATCHDOG" 1
+	case "${L2:-0}" in 0|1) ;; *) die "L2=$L2: use 1 (nested tests on) or 0" ;; esac
+	check_name RUN_NAME "$RUN_NAME"
+	[ -z "${VARIANT:-}" ] || check_name VARIANT "$VARIANT"
+	for f in ${FRAGMENTS:-kvm-host}; do
+		case "$f" in */*) s=$f ;; *) s=$HARNESS_ROOT/kernel-config/${f%.config}.config ;; esac
+		[ -f "$s" ] || die "config fragment '$f' not found ($s)" \
+			"available: $(cd "$HARNESS_ROOT/kernel-config" && ls *.config | tr '\n' ' ')"
+	done
+	for f in ${L2_IMAGES:-}; do
+		[ -f "${f#*=}" ] || die "L2_IMAGES: ${f#*=} does not exist" "use name=<path to an arm64 Image>"
+	done
+	[ -f "$RUNLIST" ] || die "RUNLIST=$RUNLIST not found" "name a file like selftests/runlist-qemu.txt"
+	for s in ${SKIPLISTS:-}; do
+		[ -f "$s" ] || die "SKIPLISTS: $s not found" "name existing skip lists (selftests/skip-*.txt)"
+	done
+	[ -d "$PATCHES" ] && [ -f "$PATCHES/series" ] || die "PATCHES=$PATCHES has no series file" \
+		"point PATCHES at a directory with a quilt series file (patches/<base>)"
+	# The run list, skip lists and ONLY against each other (the tree is
+	# checked later, once it exists).
+	local args=()
+	for s in ${SKIPLISTS:-}; do args+=(--skip "$s"); done
+	python3 "$HARNESS_ROOT/scripts/runlist.py" "$RUNLIST" "${args[@]}" --only "${ONLY:-}" \
+		--repeat "${REPEAT:-1}" -o /dev/null >/dev/null || exit 2
+}
+
+# run_reproducer: the make command that repeats this run, with every input
+# that differs from its default.
+run_reproducer() {
+	local r="make run" v d
+	[ "$BASE" != mainline ] && r="$r BASE=$BASE"
+	[ -n "${KERNEL_SRC:-}" ] && r="$r KERNEL_SRC=$KERNEL_SRC"
+	[ "$PATCHES" != "$SERIES_DEFAULT" ] && r="$r PATCHES=$PATCHES"
+	[ -n "${LLVM:-}" ] && r="$r LLVM=$LLVM"
+	r="$r FRAGMENTS='${FRAGMENTS:-kvm-host}' HOST_MODE=${HOST_MODE:-vhe} GIC=${GIC:-3} SMP=${SMP:-2} MEM=${MEM:-2G}"
+	for v in RUNLIST SKIPLISTS ONLY REPEAT APPEND L2 L2_IMAGES BOOT_TIMEOUT WATCHDOG QEMU; do
+		d=""
+		case "$v" in
+			RUNLIST) d=$HARNESS_ROOT/selftests/runlist-qemu.txt ;;
+			REPEAT) d=1 ;;
+			L2) d=0 ;;
+		esac
+		[ -n "${!v+set}" ] || continue
+		[ "${!v}" = "$d" ] && continue
+		[ -z "${!v}" ] && [ -z "$d" ] && [ "$v" != SKIPLISTS ] && continue
+		r="$r $v='${!v}'"
+	done
+	echo "$r"
 }

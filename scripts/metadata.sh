@@ -6,8 +6,8 @@
 # that reproduces the run.
 . "$(dirname "$0")/lib.sh"
 phase_start metadata
-. "$OUT/state/base.env"
-. "$OUT/work/${VARIANT:-patched}/applied.env"
+. "$STATE/base.env"
+. "$WORK/${VARIANT:-patched}/applied.env"
 BUILD_DIR=$(build_dir)
 RUNLIST=${RUNLIST:-$HARNESS_ROOT/selftests/runlist-qemu.txt}
 project_rev=$(git -C "$HARNESS_ROOT" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
@@ -15,22 +15,25 @@ project_rev=$(git -C "$HARNESS_ROOT" rev-parse --short=12 HEAD 2>/dev/null || ec
 	project_rev="$project_rev+local-changes"
 if [ -n "${LLVM:-}" ]; then cc_version=$(clang --version | head -n 1)
 else cc_version=$("${CROSS_COMPILE}gcc" --version | head -n 1); fi
-export M_RUN=$2 M_REPRO="$3 (project $project_rev)" M_PROJECT_REV=$project_rev \
+export M_RUN=$2 M_RUN_ID=${RUN_ID:-} M_L2=${L2:-0} M_L2_IMAGES=${L2_IMAGES:-} M_BASE_NAME=$BASE \
+	M_SKIPLISTS="${SKIPLISTS-<default>}" M_BOOT_TIMEOUT=${BOOT_TIMEOUT:-300} M_WATCHDOG=${WATCHDOG:-} \
+	M_REPRO="$3 (project $project_rev)" M_PROJECT_REV=$project_rev \
 	M_BASE_VERSION=$BASE_VERSION M_BASE_ORIGIN=$BASE_ORIGIN M_BASE_SHA256=$BASE_SHA256 \
 	M_BASE_KIND=$BASE_KIND M_BASE_PKG=$BASE_PKG_VERSION M_SERIES_HASH=$APPLIED_SERIES_HASH \
 	M_SERIES_COUNT=$APPLIED_COUNT M_CONFIG_HASH=$(sha256_file "$BUILD_DIR/.config") \
 	M_FRAGMENTS=$FRAGMENTS M_CC=$cc_version M_SELFTEST_CC="$("${CROSS_COMPILE:-aarch64-linux-gnu-}gcc" --version | head -n 1)" \
-	M_QEMU="$(qemu-system-aarch64 --version | head -n 1)" M_HOST_MODE=$HOST_MODE M_GIC=$GIC \
+	M_QEMU="$("${QEMU:-qemu-system-aarch64}" --version | head -n 1)" M_HOST_MODE=$HOST_MODE M_GIC=$GIC \
 	M_SMP=$SMP M_MEM=$MEM M_RUNLIST=${RUNLIST#"$HARNESS_ROOT"/} M_PLATFORM=${PLATFORM:-qemu-tcg} M_IMAGE_SHA256=$(sha256_file "$BUILD_DIR/arch/arm64/boot/Image")
 python3 - "$1" <<'PY'
 import json, os, sys, datetime
 e = os.environ
 meta = {
     "run": e["M_RUN"],
+    "run_id": e["M_RUN_ID"] or None,
     "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
     "reproduce": e["M_REPRO"],
     "project_revision": e["M_PROJECT_REV"],
-    "base": {"version": e["M_BASE_VERSION"], "origin": e["M_BASE_ORIGIN"], "kind": e["M_BASE_KIND"],
+    "base": {"name": e["M_BASE_NAME"], "version": e["M_BASE_VERSION"], "origin": e["M_BASE_ORIGIN"], "kind": e["M_BASE_KIND"],
              "tarball_sha256": e["M_BASE_SHA256"] or None, "package_version": e["M_BASE_PKG"] or None},
     "series": {"hash": e["M_SERIES_HASH"], "patches": int(e["M_SERIES_COUNT"])},
     "config": {"fragments": e["M_FRAGMENTS"].split(), "hash": e["M_CONFIG_HASH"]},
@@ -40,6 +43,9 @@ meta = {
     "platform": e["M_PLATFORM"],
     "host_mode": e["M_HOST_MODE"], "gic": int(e["M_GIC"]), "smp": int(e["M_SMP"]), "mem": e["M_MEM"],
     "runlist": e["M_RUNLIST"],
+    "skiplists": e["M_SKIPLISTS"],
+    "l2": {"enabled": e["M_L2"] == "1", "images": e["M_L2_IMAGES"].split()},
+    "boot_timeout": int(e["M_BOOT_TIMEOUT"]), "watchdog": int(e["M_WATCHDOG"]) if e["M_WATCHDOG"] else None,
 }
 with open(sys.argv[1], "w") as f:
     json.dump(meta, f, indent=2)

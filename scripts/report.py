@@ -64,6 +64,9 @@ def parse_tap(text):
     return plan, tests
 
 
+L2_PREFIX = "# l2-console: "
+
+
 def load_patterns(path):
     deny, allow = [], []
     if not path:
@@ -129,12 +132,15 @@ def write_junit(path, suite, tests, splats, boot_result):
     ts = ET.Element("testsuites")
     s = ET.SubElement(ts, "testsuite", name=suite, tests=str(len(tests) + 1),
                       failures=str(sum(t["result"] == "fail" for t in tests) + (1 if splats or boot_result != "done" else 0)),
+                      errors=str(sum(t["result"] == "error" for t in tests)),
                       skipped=str(sum(t["result"] == "skip" for t in tests)))
     for t in tests:
         c = ET.SubElement(s, "testcase", classname=f"{suite}.kvm", name=t["name"],
                           time=str(t["duration"] or 0))
         if t["result"] == "fail":
             ET.SubElement(c, "failure", message=t["reason"]).text = "\n".join(t["output"][-50:])
+        elif t["result"] == "error":
+            ET.SubElement(c, "error", message=t["reason"])
         elif t["result"] == "skip":
             ET.SubElement(c, "skipped", message=t["reason"])
         ET.SubElement(c, "system-out").text = "\n".join(t["output"])
@@ -166,6 +172,18 @@ def main():
     plan, tests = parse_tap(tap_text)
     deny, allow = load_patterns(a.splats)
     splats = scan_console(console, deny, allow)
+    for sp in splats:
+        sp["file"], sp["source"] = "console.log", "l1"
+    # The L2 guests' consoles reach the TAP stream as "# l2-console: <line>"
+    # (run-l2.sh): the same patterns, so one scanner for every console.
+    l2_lines = []
+    for n, line in enumerate(tap_text.splitlines(), 1):
+        if line.startswith(L2_PREFIX):
+            l2_lines.append((n, line[len(L2_PREFIX):]))
+    for sp in scan_console("\n".join(t for _, t in l2_lines), deny, allow):
+        sp["line"] = l2_lines[sp["line"] - 1][0]
+        sp["file"], sp["source"] = "tap.txt", "l2"
+        splats.append(sp)
 
     # Under QEMU the host mode is an input: check that KVM came up in it.
     kvm_line = {"vhe": r"kvm \[\d+\]: VHE mode initialized successfully",
@@ -174,25 +192,34 @@ def main():
             and not re.search(kvm_line, console):
         boot_result = f"up, but no '{kvm_line}' on the console (KVM not in {meta['host_mode']} mode)"
 
-    # A planned test without a result did not run to completion.
+    # A planned test without a result: the first one did not run to
+    # completion (it was running, or next, when the guest died): a failure.
+    # The ones after it never started: errors (not run), not failures.
     have = {t["name"] for t in tests}
+    first = True
     for name in planned_tests(os.path.join(rd, "runlist.tsv")):
         if name not in have:
-            tests.append({"name": name, "number": None, "result": "fail",
-                          "reason": f"no result (guest {boot_result})", "output": [], "duration": None})
+            res = "fail" if first else "error"
+            why = "no result" if first else "not run"
+            tests.append({"name": name, "number": None, "result": res,
+                          "reason": f"{why} (guest {boot_result})", "output": [], "duration": None})
+            first = False
 
-    totals = {k: sum(t["result"] == k for t in tests) for k in ("pass", "fail", "skip")}
-    ok = totals["fail"] == 0 and not splats and boot_result == "done"
+    totals = {k: sum(t["result"] == k for t in tests) for k in ("pass", "fail", "skip", "error")}
+    ok = totals["fail"] == 0 and totals["error"] == 0 and not splats and boot_result == "done"
     summary = {
-        "schema": 1,
+        "schema": 2,
         "run": meta.get("run"),
+        "run_id": meta.get("run_id"),
         "verdict": "pass" if ok else "fail",
-        "totals": {"passed": totals["pass"], "failed": totals["fail"], "skipped": totals["skip"]},
+        "totals": {"passed": totals["pass"], "failed": totals["fail"], "skipped": totals["skip"],
+                   "errors": totals["error"]},
         "tests": {t["name"]: t["result"] for t in tests},
         "details": [{k: t[k] for k in ("name", "number", "result", "reason", "duration")} for t in tests],
         "boot": {"result": boot_result, "seconds": boot.get("BOOT_SECONDS"),
                  "up_seconds": boot.get("BOOT_UP_SECONDS")},
-        "splats": [{"line": s["line"], "text": s["text"]} for s in splats],
+        "splats": [{"file": s["file"], "source": s["source"], "line": s["line"], "text": s["text"]}
+                   for s in splats],
         "metadata": meta,
         "files": {"tap": "tap.txt", "console": "console.log", "junit": "junit.xml",
                   "runlist": "runlist.tsv", "qemu_cmd": "qemu.cmd"},
@@ -215,11 +242,13 @@ def main():
         out.append(f"{name:<{w}}  {res:<6}  {dur:>5}  {reason}")
     out.append("-" * (w + 30))
     for s in splats:
-        out.append(f"SPLAT console.log:{s['line']}: {s['text']}")
+        where = " (L2 console)" if s["source"] == "l2" else ""
+        out.append(f"SPLAT {s['file']}:{s['line']}{where}: {s['text']}")
     if boot_result != "done":
         out.append(f"GUEST: {boot_result}")
     out.append(f"{meta.get('run', 'run')}: {totals['pass']} passed, {totals['fail']} failed, "
-               f"{totals['skip']} skipped, {len(splats)} splats -> {summary['verdict'].upper()}")
+               f"{totals['skip']} skipped, {totals['error']} not run, {len(splats)} splats -> "
+               f"{summary['verdict'].upper()}")
     table = "\n".join(out)
     with open(os.path.join(rd, "table.txt"), "w", encoding="utf-8") as f:
         f.write(table + "\n")

@@ -6,7 +6,11 @@
 #
 # Variables (all optional): KERNEL_SRC, PATCHES, VARIANT, FRAGMENTS, LLVM,
 # HOST_MODE, GIC, SMP, MEM, APPEND, RUNLIST, SKIPLISTS, ONLY, RUN_NAME, OUT,
-# BOOT_TIMEOUT, WATCHDOG, REPEAT. See Documentation/harness.rst.
+# BOOT_TIMEOUT, WATCHDOG, REPEAT, L2, L2_IMAGES, BASE. See
+# Documentation/harness.rst. run.sh --dry-run checks the inputs and prints the
+# reproducer without doing anything.
+# Exit status: 0 every test passed, 1 a test failed (or the guest hung,
+# panicked, stopped, or the console has a splat), 2 harness error.
 . "$(dirname "$0")/lib.sh"
 set -e
 S=$HARNESS_ROOT/scripts
@@ -19,13 +23,24 @@ export GIC=${GIC:-3}
 export SMP=${SMP:-2}
 export MEM=${MEM:-2G}
 export RUNLIST=${RUNLIST:-$HARNESS_ROOT/selftests/runlist-qemu.txt}
-frag_name=$(echo "$FRAGMENTS" | tr ' ' '+')
+frag_name=$(echo "$FRAGMENTS" | tr ' ' '+' | sed 's|[^A-Za-z0-9._+-]|_|g')
 RUN_NAME=${RUN_NAME:-$HOST_MODE-gicv$GIC-$frag_name}
-export RUN_DIR=$OUT/results/$RUN_NAME
 
-case "$HOST_MODE" in vhe|nvhe) ;; *) PHASE=run die "HOST_MODE=$HOST_MODE: use vhe or nvhe" ;; esac
-case "$GIC" in 2|3) ;; *) PHASE=run die "GIC=$GIC: use 3 (GICv3+ITS) or 2" ;; esac
-case "${REPEAT:-1}" in ''|0*|*[!0-9]*) PHASE=run die "REPEAT=${REPEAT:-}: use a whole number of runs, 1 or more" ;; esac
+# Every input is checked here, in seconds, before any download or build.
+PHASE=run
+validate_run_inputs
+RUNLIST=$(abspath "$RUNLIST")
+export RUN_DIR=$RESULTS_DIR/$RUN_NAME
+[ "${1:-}" = --dry-run ] && { run_reproducer; exit 0; }
+lock_out
+
+# Nothing of an earlier run under this name survives into this one: a run
+# that fails before the guest reports leaves no summary to be mistaken for
+# its own. RUN_ID tags this run's files (metadata.json, summary.json).
+rm -rf "$RUN_DIR" "$OUT/results/summary.json"
+mkdir -p "$RUN_DIR"
+export RUN_ID=${RUN_ID:-$(date +%s)-$$}
+echo "$RUN_ID" >"$RUN_DIR/run-id"
 
 "$S"/deps.sh
 "$S"/base-tree.sh
@@ -33,35 +48,27 @@ case "${REPEAT:-1}" in ''|0*|*[!0-9]*) PHASE=run die "REPEAT=${REPEAT:-}: use a 
 "$S"/config.sh
 "$S"/build-kernel.sh
 "$S"/build-selftests.sh
-rm -rf "$RUN_DIR"
-mkdir -p "$RUN_DIR"
 "$S"/initramfs.sh
-. "$OUT/state/base.env"
-. "$OUT/work/$VARIANT/applied.env"
+. "$STATE/base.env"
+. "$WORK/$VARIANT/applied.env"
 BUILD_DIR=$(build_dir)
 . "$RUN_DIR/initramfs.env"
 export TESTS_TIMEOUT
 
 # Metadata first (TuxMake's metadata.json in spirit): inputs, versions,
 # hashes and the command that reproduces this run.
-repro="make run"
-[ -n "${KERNEL_SRC:-}" ] && repro="$repro KERNEL_SRC=$KERNEL_SRC"
-[ "${PATCHES:-$HARNESS_ROOT/patches}" != "$HARNESS_ROOT/patches" ] && repro="$repro PATCHES=$PATCHES"
-[ -n "${LLVM:-}" ] && repro="$repro LLVM=$LLVM"
-repro="$repro FRAGMENTS='$FRAGMENTS' HOST_MODE=$HOST_MODE GIC=$GIC SMP=$SMP MEM=$MEM"
-[ "$RUNLIST" != "$HARNESS_ROOT/selftests/runlist-qemu.txt" ] && repro="$repro RUNLIST=$RUNLIST"
-[ -n "${ONLY:-}" ] && repro="$repro ONLY='$ONLY'"
-[ "${REPEAT:-1}" != 1 ] && repro="$repro REPEAT=$REPEAT"
-[ -n "${APPEND:-}" ] && repro="$repro APPEND='$APPEND'"
-"$S"/metadata.sh "$RUN_DIR/metadata.json" "$RUN_NAME" "$repro"
+"$S"/metadata.sh "$RUN_DIR/metadata.json" "$RUN_NAME" "$(run_reproducer)"
 
+# boot-qemu.sh: 0 the guest finished; 2 bad input or QEMU did not start
+# (no guest, nothing to report); 3 the guest hung, panicked or stopped: the
+# report below says which, from boot.env, and the run fails (exit 1).
 boot_rc=0
 KERNEL=$BUILD_DIR/arch/arm64/boot/Image INITRD=$INITRD "$S"/boot-qemu.sh || boot_rc=$?
-[ "$boot_rc" -eq 1 ] && exit 1
+[ "$boot_rc" -eq 0 ] || [ "$boot_rc" -eq 3 ] || exit 2
 rm -f "$INITRD"
 
 phase_start report
-mkdir -p "$OUT/results"
+mkdir -p "$RESULTS_DIR"
 rc=0
 python3 "$S"/report.py --run-dir "$RUN_DIR" --meta "$RUN_DIR/metadata.json" \
 	--splats "$HARNESS_ROOT/selftests/console-splats.txt" \
@@ -69,6 +76,9 @@ python3 "$S"/report.py --run-dir "$RUN_DIR" --meta "$RUN_DIR/metadata.json" \
 _phase_t0=$t_start
 if [ $rc -eq 0 ] && [ $boot_rc -eq 0 ]; then
 	status "PASS: results in ${RUN_DIR#"$PWD"/} (summary.json, junit.xml, tap.txt, console.log)"
+elif [ $rc -ge 2 ]; then
+	echo "[harness] report: ERROR: the report could not be made; see above ($(elapsed)s)" >&2
+	exit 2
 else
 	echo "[harness] report: FAIL: see ${RUN_DIR#"$PWD"/}/table.txt and console.log ($(elapsed)s)" >&2
 	exit 1

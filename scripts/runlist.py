@@ -13,7 +13,9 @@ with status 2.
 With --tree SRC (the kernel tree the selftests are built from), a run-list
 test that has no source in SRC's tools/testing/selftests/kvm is emitted as
 "skip" when a patch in --patches DIR adds it (the run list is shared by the
-base and the patched trees), and is an error otherwise (a misspelt name).
+base and the patched trees), also "skip" when only another base's series
+(--other-series DIR, repeatable) adds it (not ported to this base yet), and
+is an error otherwise (a misspelt name).
 
 With --repeat N (N > 1) every test to run is emitted N times, as
 "<test>@1" ... "<test>@N", each with its own result (a flaky test shows as
@@ -24,7 +26,7 @@ guest in the L1 guest); --no-l2 REASON emits them as "skip" with REASON
 (an initramfs without the nested kit).
 
 Usage: runlist.py <runlist> [--skip FILE]... [--only TEST[,TEST...]]
-                  [--tree SRC --patches DIR] [--no-l2 REASON] [--repeat N] -o OUT
+                  [--tree SRC --patches DIR [--other-series DIR]...] [--no-l2 REASON] [--repeat N] -o OUT
 Prints "<n run> <n skip> <sum of timeouts>" on stdout.
 """
 import argparse
@@ -84,19 +86,35 @@ def parse_skiplist(path):
     return skips
 
 
-def missing_from_tree(name, tree, patches):
-    """None if the test's source is in the tree, else the skip reason;
-    raises RunListError if no patch adds it either."""
-    kvm = os.path.join(tree, "tools/testing/selftests/kvm")
-    for ext in (".c", ".S"):
-        if glob.glob(os.path.join(kvm, "**", name + ext), recursive=True):
-            return None
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def patch_adding(name, patches):
+    """The first patch of the directory that adds the test's source, or None."""
     pat = re.compile(r"^\+\+\+ b/tools/testing/selftests/kvm/(.*/)?%s\.[cS]$" % re.escape(name))
     for patch in sorted(glob.glob(os.path.join(patches or "", "*.patch"))):
         with open(patch, encoding="utf-8", errors="replace") as f:
             if any(pat.match(line.rstrip("\n")) for line in f):
-                return (f"not in this tree: {os.path.basename(patch)} adds it "
-                        "and is not applied here")
+                return patch
+    return None
+
+
+def missing_from_tree(name, tree, patches, others=()):
+    """None if the test's source is in the tree, else the skip reason:
+    a patch of this series adds it (not applied here), or only another
+    base's series does (not ported to this base yet). Raises RunListError
+    if no series adds it (a misspelt name)."""
+    kvm = os.path.join(tree, "tools/testing/selftests/kvm")
+    for ext in (".c", ".S"):
+        if glob.glob(os.path.join(kvm, "**", name + ext), recursive=True):
+            return None
+    patch = patch_adding(name, patches)
+    if patch:
+        return f"not in this tree: {os.path.basename(patch)} adds it and is not applied here"
+    for other in others:
+        patch = patch_adding(name, other)
+        if patch:
+            return f"not in this base: {os.path.relpath(patch, ROOT)} adds it (not ported)"
     raise RunListError(f"test '{name}' has no source in {kvm} and no patch in "
                        f"{patches} adds it (misspelt?)")
 
@@ -108,6 +126,8 @@ def main():
     ap.add_argument("--only", default="")
     ap.add_argument("--tree", default="")
     ap.add_argument("--patches", default="")
+    ap.add_argument("--other-series", action="append", default=[], metavar="DIR",
+                    help="another base's series: a test only it adds is skipped as not ported")
     ap.add_argument("--no-l2", default="", metavar="REASON",
                     help="skip the nested (l2-*) tests with this reason")
     ap.add_argument("--repeat", default="1", metavar="N",
@@ -140,7 +160,7 @@ def main():
             for name in sorted(names):
                 if name in skips or name.startswith("l2-"):
                     continue
-                reason = missing_from_tree(name, a.tree, a.patches)
+                reason = missing_from_tree(name, a.tree, a.patches, a.other_series)
                 if reason:
                     skips[name] = (reason, "tree")
     except (OSError, RunListError) as e:

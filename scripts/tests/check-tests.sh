@@ -47,13 +47,13 @@ expect checkpatch "$F/checkpatch" 0001-genirq-Add-irq_check_fixture.patch checkp
 mkdir -p "$tmp/build-break"
 cp "$F"/build-break/* "$tmp/build-break/"
 first=$(sed -n '/^[^#]/p' "$F/build-break/series" | head -n 1)
-cp "$HARNESS_ROOT/patches/$first" "$tmp/build-break/" ||
+cp "$HARNESS_ROOT/patches/6.12/$first" "$tmp/build-break/" ||
 	result build-break fail "the real series has no $first any more: update the fixture"
 expect build-break "$tmp/build-break" 0099-genirq-Look-up-the-descriptor-with-a-helper-that-doe.patch arm64 \
 	"irq_to_desc_checked"
 # ... and the patch before it passed every gate.
-if ! grep -qE "^1 +$first +ok +ok +ok" "$OUT/check/test-build-break/table.txt" 2>/dev/null; then
-	result build-break-first-patch fail "row 1 ($first) is not ok in $OUT/check/test-build-break/table.txt"
+if ! grep -qE "^1 +$first +ok +ok +ok" "$OUT/check/$BASE_NS/test-build-break/table.txt" 2>/dev/null; then
+	result build-break-first-patch fail "row 1 ($first) is not ok in $OUT/check/$BASE_NS/test-build-break/table.txt"
 else
 	result build-break-first-patch pass ""
 fi

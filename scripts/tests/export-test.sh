@@ -35,14 +35,19 @@ subject_of() {
 	python3 -c 'import email, sys; m = email.message_from_file(open(sys.argv[1], encoding="utf-8")); print(" ".join(str(m["Subject"]).split()))' "$1"
 }
 
-mapfile -t patches < <(series_list "$HARNESS_ROOT/patches")
+mapfile -t patches < <(series_list "$PATCHES")
 total=${#patches[@]}
 
-if as_sender "$sender_name" "$sender_email" env EXPORT_DIR="$dir" "$S"/export.sh >"$log" 2>&1 &&
-   grep -q 'git am onto .* gives the quilt tree' "$log"; then
-	result export pass ""
+# EXPORT_DIR relative to where make export starts (it cd's into its git
+# checkout later): the mails must land there, not inside the checkout.
+rm -rf "$dir"
+mkdir -p "$(dirname "$dir")"
+if (cd "$(dirname "$dir")" && as_sender "$sender_name" "$sender_email" \
+	env EXPORT_DIR="$(basename "$dir")" "$S"/export.sh) >"$log" 2>&1 &&
+   grep -q 'git am onto .* gives the quilt tree' "$log" && ls "$dir"/0001-*.patch >/dev/null 2>&1; then
+	result export pass "relative EXPORT_DIR: mails in $dir"
 else
-	result export fail "$(grep -m1 ERROR "$log" | cut -c1-200) (log: $log)"
+	result export fail "$(grep -m1 ERROR "$log" | cut -c1-200) (log: $log; mails in $dir: $(ls "$dir" 2>/dev/null | wc -l))"
 fi
 
 # The mails.
@@ -63,7 +68,7 @@ for p in "${patches[@]}"; do
 	m=$(ls "$dir"/$(printf %04d $n)-*.patch 2>/dev/null)
 	[ -f "$m" ] || { problems+=("no mail $n"); continue; }
 	subj=$(subject_of "$m")
-	orig=$(subject_of "$HARNESS_ROOT/patches/$p")
+	orig=$(subject_of "$PATCHES/$p")
 	orig=$(echo "$orig" | sed 's/^\[[^]]*\] //')
 	case "$subj" in "[PATCH $(pad $n)/$total] $orig"*) ;; *) problems+=("mail $n subject '$subj'") ;; esac
 	grep -qx "From: $sender_name <$sender_email>" "$m" || problems+=("mail $n author")
@@ -77,7 +82,7 @@ else
 fi
 
 # Independently of the export's own proof: series.mbox through git am.
-. "$OUT/state/base.env"
+. "$STATE/base.env"
 repo=$OUT/cache/base-git/$BASE_ID/repo.git
 v=$OUT/tests/export-am
 rm -rf "$v"

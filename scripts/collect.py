@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""make test's collector: one owner for its results vocabulary.
+
+  collect.py run <summary.json> <prefix> <run id>
+      this run's results as results.tsv lines ("<prefix>/<test>\\t<result>\\t<note>"),
+      plus "<prefix>/boot+console". Exits 1 without output when the summary is
+      missing or belongs to another run (its run_id differs): a stale summary
+      is never read as this run's.
+  collect.py junit <results.tsv> <junit.xml>
+      the whole make test as one JUnit file: one testsuite per first path
+      component ("harness", "mainline", "6.12", ...), <failure> for fail,
+      <error> for error, <skipped> for skip.
+
+Results are pass, fail, skip or error (a test that could not run: the harness
+or the machine failed, not the kernel).
+"""
+import json
+import sys
+import xml.etree.ElementTree as ET
+
+RESULTS = ("pass", "fail", "skip", "error")
+
+
+def run_lines(summary_path, prefix, run_id):
+    try:
+        with open(summary_path, encoding="utf-8") as f:
+            s = json.load(f)
+    except (OSError, ValueError):
+        return None
+    if s.get("run_id") != run_id:
+        return None
+    out = []
+    for d in s["details"]:
+        res = d["result"] if d["result"] in RESULTS else "error"
+        out.append((f"{prefix}/{d['name']}", res, d.get("reason") or ""))
+    boot = s["boot"]["result"]
+    if boot != "done":
+        out.append((f"{prefix}/boot+console", "fail", f"guest {boot}"))
+    elif s["splats"]:
+        out.append((f"{prefix}/boot+console", "fail",
+                    f"{len(s['splats'])} splat(s): {s['splats'][0]['text']}"))
+    else:
+        out.append((f"{prefix}/boot+console", "pass", ""))
+    return out
+
+
+def read_tsv(path):
+    rows = []
+    with open(path, encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            line = line.rstrip("\n")
+            if not line:
+                continue
+            fields = line.split("\t")
+            if len(fields) < 2 or fields[1] not in RESULTS:
+                raise ValueError(f"{path}:{n}: not '<test>\\t<pass|fail|skip|error>\\t<note>': {line!r}")
+            rows.append((fields[0], fields[1], fields[2] if len(fields) > 2 else ""))
+    return rows
+
+
+def write_junit(rows, path):
+    suites = {}
+    for name, res, note in rows:
+        suite, _, case = name.partition("/")
+        suites.setdefault(suite, []).append((case or suite, res, note))
+    root = ET.Element("testsuites", name="make test", tests=str(len(rows)),
+                      failures=str(sum(r[1] == "fail" for r in rows)),
+                      errors=str(sum(r[1] == "error" for r in rows)),
+                      skipped=str(sum(r[1] == "skip" for r in rows)))
+    for suite, cases in suites.items():
+        s = ET.SubElement(root, "testsuite", name=suite, tests=str(len(cases)),
+                          failures=str(sum(c[1] == "fail" for c in cases)),
+                          errors=str(sum(c[1] == "error" for c in cases)),
+                          skipped=str(sum(c[1] == "skip" for c in cases)))
+        for case, res, note in cases:
+            classname, _, short = case.rpartition("/")
+            c = ET.SubElement(s, "testcase", classname=f"{suite}.{classname}" if classname else suite,
+                              name=short)
+            if res == "fail":
+                ET.SubElement(c, "failure", message=note)
+            elif res == "error":
+                ET.SubElement(c, "error", message=note)
+            elif res == "skip":
+                ET.SubElement(c, "skipped", message=note)
+    ET.ElementTree(root).write(path, encoding="utf-8", xml_declaration=True)
+
+
+def main(argv):
+    if len(argv) == 5 and argv[1] == "run":
+        lines = run_lines(argv[2], argv[3], argv[4])
+        if lines is None:
+            return 1
+        for row in lines:
+            print("\t".join(row))
+        return 0
+    if len(argv) == 4 and argv[1] == "junit":
+        try:
+            write_junit(read_tsv(argv[2]), argv[3])
+        except (OSError, ValueError) as e:
+            print(f"[harness] collect: ERROR: {e}", file=sys.stderr)
+            return 2
+        return 0
+    print(__doc__, file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

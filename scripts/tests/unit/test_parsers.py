@@ -1,0 +1,116 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The lock_stat and lock-site parsers, the bench collector/report and the
+hw-bench comparison, on stored real outputs (scripts/tests/fixtures)."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+from common import FX, SCRIPTS
+
+import bench
+import lockstat
+
+
+class LockStatTest(unittest.TestCase):
+    def test_exit_loop_dump(self):
+        # /proc/lock_stat of a debug kernel, kvm-exit-loop -n 2 for 1 s.
+        c = lockstat.parse(open(os.path.join(FX, "lock_stat-exit-loop-2vcpu.txt")).read())
+        self.assertEqual(len(c), 185)
+        d = c["&irq_desc_lock_class"]
+        self.assertEqual((d["stats"]["acquisitions"], d["stats"]["contentions"]), (4084, 40))
+        self.assertEqual(d["stats"]["waittime-max"], 7526.16)
+        self.assertEqual([(lockstat.site_function(x["symbol"]), x["count"]) for x in d["contention_points"]],
+                         [("__irq_get_desc_lock", 40)])
+        self.assertEqual(c["tasklist_lock-W"]["stats"]["acquisitions"], 9)
+        self.assertEqual(set(lockstat.select(c, ["tasklist_lock*"])), {"tasklist_lock-R", "tasklist_lock-W"})
+
+    def test_garbage_refused(self):
+        with self.assertRaises(lockstat.LockStatError):
+            lockstat.parse("not lock_stat")
+
+
+class LockSitesTest(unittest.TestCase):
+    def test_halt_poll(self):
+        text = open(os.path.join(FX, "lock_sites-halt-poll.txt")).read()
+        d = bench.parse_lock_sites(text)
+        self.assertEqual(d, {"vgic_cpu->ap_list_lock": {
+            "kvm_vgic_flush_hwstate": 2819, "kvm_vgic_sync_hwstate": 2821, "vgic_queue_irq_unlock": 2664,
+            "kvm_vgic_vcpu_pending_irq": 793, "vgic_flush_pending_lpis": 6}})
+        m = bench.metrics_from_lockstat("lock_stat version 0.4\n", ["vgic_cpu->ap_list_lock:sites"], text)
+        self.assertIn(("lock_stat vgic_cpu->ap_list_lock acquisitions at kvm_vgic_vcpu_pending_irq", "count",
+                       "acquisitions", 793), m)
+
+    def test_two_classes_one_trigger(self):
+        d = bench.parse_lock_sites(open(os.path.join(FX, "lock_sites-its-move.txt")).read())
+        self.assertEqual(d["its->its_lock"], {"vgic_its_process_commands": 277, "vgic_its_inject_msi": 16,
+                                              "vgic_mmio_write_its_baser": 2, "vgic_its_create": 1,
+                                              "vgic_its_destroy": 1})
+        self.assertEqual(d["kvm->srcu"]["vgic_msi_to_its"], 16)
+        self.assertNotIn("__vgic_doorbell_to_its", d["kvm->srcu"])
+        self.assertEqual(sum(d["kvm->srcu"].values()), 1920 - 297)
+
+
+def bench_py(*args):
+    return subprocess.run([sys.executable, os.path.join(SCRIPTS, "bench.py")] + list(args),
+                          capture_output=True, text=True)
+
+
+class BenchCollectorTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp()
+        self.raw = os.path.join(FX, "bench", "raw")
+        self.bl = os.path.join(FX, "bench", "benchlist.txt")
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp)
+
+    def test_collect_and_report(self):
+        out = os.path.join(self.tmp, "bench")
+        p = bench_py("collect", *sum((["--raw", os.path.join(self.raw, r)] for r in
+                                     ("base-1", "patched-1", "base-2", "patched-2")), []),
+                     "--benchlist", self.bl, "--out", out, "--repetitions", "2")
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        d = json.load(open(os.path.join(out, "bench.json")))
+        r = {(x["benchmark"], x["metric"]): x for x in d["results"]}
+        acq = r[("exit-loop-gic", "lock_stat irq_desc_lock_class acquisitions")]
+        self.assertEqual((acq["kind"], acq["base"], acq["patched"]), ("count", [4084, 4000], [0, 0]))
+        self.assertEqual((acq["base_median"], acq["ratio"]), (4042, 0))
+        rate = r[("exit-loop-gic", "exits/s per vCPU, 2 vCPUs")]
+        self.assertEqual((rate["kind"], rate["unit"]), ("rate", "exits/s"))
+        self.assertEqual((rate["base"], rate["patched"]), ([1000.0, 1100.0], [1500.0, 1600.0]))
+        self.assertAlmostEqual(rate["ratio"], 1550 / 1050)
+        lpi = r[("lpi-1x1x1", "LPI injection rate")]
+        self.assertEqual((lpi["base_min"], lpi["patched_max"]), (40000, 41000))
+        self.assertEqual(d["order"], ["base-1", "patched-1", "base-2", "patched-2"])
+        self.assertFalse(d["errors"])
+        for key in ("benchmark", "metric", "kind", "unit", "base", "patched", "ratio", "better"):
+            self.assertTrue(all(key in x for x in d["results"]), key)
+        # Every metric says which direction is better.
+        self.assertEqual(acq["better"], "lower")
+        self.assertEqual(rate["better"], "higher")
+        md = open(os.path.join(out, "bench.md")).read()
+        self.assertIn("| lock_stat irq_desc_lock_class acquisitions | count (TCG does not distort) | "
+                      "4,042 [4,000 - 4,084] | 0 [0 - 0] | 0.000 |", md)
+
+    def test_hw_compare(self):
+        before, after = os.path.join(self.tmp, "b.json"), os.path.join(self.tmp, "a.json")
+        for out, runs, k in ((before, ("base-1", "base-2"), "6.12.117"),
+                             (after, ("patched-1", "patched-2"), "6.12.117+series")):
+            p = bench_py("hw", *sum((["--raw", os.path.join(self.raw, r)] for r in runs), []),
+                         "--benchlist", self.bl, "--kernel", k, "--out", out)
+            self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        p = bench_py("compare", before, after, "--out", os.path.join(self.tmp, "cmp"))
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        d = json.load(open(os.path.join(self.tmp, "cmp", "bench.json")))
+        r = {(x["benchmark"], x["metric"]): x for x in d["results"]}
+        site = r[("exit-loop-gic", "lock_stat irq_desc_lock_class contentions at __irq_get_desc_lock")]
+        self.assertEqual((site["base"], site["patched"]), ([40, 40], [0, 0]))
+        self.assertEqual((d["before_kernel"], d["after_kernel"]), ("6.12.117", "6.12.117+series"))
+
+
+if __name__ == "__main__":
+    unittest.main()
