@@ -48,6 +48,27 @@ expect() {
 	record "$name" pass "exit $rc, '$(grep -m1 -E -- "$regex" "$log" | cut -c1-110)'"
 }
 
+# sigterm_case <name> <dir> cmd...: start cmd (which starts <dir>'s stand-in
+# QEMU, writing its pid to <dir>/pid), SIGTERM cmd, and check that the
+# stand-in is gone too.
+sigterm_case() {
+	local name=$1 fq=$2 pid
+	shift 2
+	rm -f "$fq/pid"
+	"$@" >"$fq/$name.log" 2>&1 &
+	pid=$!
+	for _ in 1 2 3 4 5 6 7 8 9 10; do [ -s "$fq/pid" ] && break; sleep 1; done
+	kill -TERM "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	sleep 2
+	if [ -s "$fq/pid" ] && ! kill -0 "$(cat "$fq/pid")" 2>/dev/null; then
+		record "$name" pass "the stand-in QEMU is gone with its script"
+	else
+		record "$name" fail "QEMU (pid $(cat "$fq/pid" 2>/dev/null)) outlived its script ($(tail -n 1 "$fq/$name.log"))"
+		[ -s "$fq/pid" ] && kill -9 "$(cat "$fq/pid")" 2>/dev/null
+	fi
+}
+
 input_cases() {
 	expect kernel-src-missing 2 'ERROR: KERNEL_SRC=/nonexistent/linux does not exist' -- \
 		env KERNEL_SRC=/nonexistent/linux "$S"/run.sh
@@ -168,43 +189,18 @@ input_cases() {
 		record static-link-guard fail "cannot compile the fixture binaries ($LOGS/elf/cc.log)"
 	fi
 
-	# SIGTERM to boot-qemu.sh stops QEMU too (a stand-in QEMU here).
+	# SIGTERM to boot-qemu.sh stops QEMU too, and run-l2.sh (in the L1
+	# guest, stopped by run-tests.sh's timeout) stops its QEMU: both with a
+	# stand-in QEMU on this host.
 	local fq=$LOGS/fake-qemu
 	mkdir -p "$fq"
 	printf '#!/bin/sh\necho $$ >"%s/pid"\nexec sleep 300\n' "$fq" >"$fq/qemu-system-aarch64"
 	chmod +x "$fq/qemu-system-aarch64"
-	rm -f "$fq/pid"
 	: >"$fq/Image"; : >"$fq/initrd"
-	env QEMU="$fq/qemu-system-aarch64" KERNEL="$fq/Image" INITRD="$fq/initrd" RUN_DIR="$fq/run" \
-		"$S"/boot-qemu.sh >"$fq/boot.log" 2>&1 &
-	local bq=$!
-	for _ in 1 2 3 4 5 6 7 8 9 10; do [ -s "$fq/pid" ] && break; sleep 1; done
-	kill -TERM "$bq" 2>/dev/null
-	wait "$bq" 2>/dev/null
-	sleep 1
-	if [ -s "$fq/pid" ] && ! kill -0 "$(cat "$fq/pid")" 2>/dev/null; then
-		record boot-qemu-sigterm pass "QEMU gone with its script"
-	else
-		record boot-qemu-sigterm fail "QEMU (pid $(cat "$fq/pid" 2>/dev/null)) outlived boot-qemu.sh"
-		[ -s "$fq/pid" ] && kill -9 "$(cat "$fq/pid")" 2>/dev/null
-	fi
-
-	# run-l2.sh (in the L1 guest) stops its QEMU when it is stopped itself
-	# (run-tests.sh's timeout), here with a stand-in VMM on this host.
-	rm -f "$fq/pid"
-	env L2_QEMU="$fq/qemu-system-aarch64" L2_KVM=/dev/null L2_TIMEOUT=300 \
-		sh "$S"/guest/l2/run-l2.sh -image "$fq/Image" >"$fq/l2.log" 2>&1 &
-	local l2=$!
-	for _ in 1 2 3 4 5 6 7 8 9 10; do [ -s "$fq/pid" ] && break; sleep 1; done
-	kill -TERM "$l2" 2>/dev/null
-	wait "$l2" 2>/dev/null
-	sleep 2
-	if [ -s "$fq/pid" ] && ! kill -0 "$(cat "$fq/pid")" 2>/dev/null; then
-		record run-l2-sigterm pass "the L2 QEMU gone with run-l2.sh"
-	else
-		record run-l2-sigterm fail "L2 QEMU (pid $(cat "$fq/pid" 2>/dev/null)) outlived run-l2.sh ($(tail -n 1 "$fq/l2.log"))"
-		[ -s "$fq/pid" ] && kill -9 "$(cat "$fq/pid")" 2>/dev/null
-	fi
+	sigterm_case boot-qemu-sigterm "$fq" env QEMU="$fq/qemu-system-aarch64" KERNEL="$fq/Image" \
+		INITRD="$fq/initrd" RUN_DIR="$fq/run" "$S"/boot-qemu.sh
+	sigterm_case run-l2-sigterm "$fq" env L2_QEMU="$fq/qemu-system-aarch64" L2_KVM=/dev/null \
+		L2_TIMEOUT=300 sh "$S"/guest/l2/run-l2.sh -image "$fq/Image"
 
 	# The base cache check compares contents with the manifest made at
 	# unpack time: a changed or added file is found, whatever its mtime.
