@@ -238,7 +238,9 @@ PY
 		exit 0
 	fi
 	echo "[harness] check: the check tree stays at the failing state: $src" >&2
-	die "stopped at $2 ($3)" "fix the patch, refresh patches/, rerun make check"
+	# A gate that fails is a test failure (exit 1), not a harness error.
+	echo "[harness] check: ERROR: stopped at $2 ($3) -- fix the patch, refresh patches/$BASE/, rerun make check" >&2
+	exit 1
 }
 
 # --- state 0: the base ---------------------------------------------------
