@@ -113,7 +113,8 @@ parse)
 		else printf 'kunit/boot\tfail\tkunit.py parse produced no results (see %s)\n' "$(dirname "$console")/kunit-parse.log" >>"$RESULTS_TSV"
 		fi
 	fi
-	[ $rc -eq 0 ] || die "KUnit suites failed at boot" "see $(dirname "$console")/kunit-parse.log"
+	# A failed suite is a test failure (exit 1), not a harness error.
+	[ $rc -eq 0 ] || { echo "[harness] kunit: FAIL: KUnit suites failed at boot -- see $(dirname "$console")/kunit-parse.log" >&2; exit 1; }
 	status "KUnit suites at boot: $suites"
 	exit 0 ;;
 run) ;;
@@ -143,6 +144,7 @@ while read -r suite symbols; do
 	fi
 done < <(present_suites)
 if [ $rc -ne 0 ]; then
-	die "a KUnit suite failed or did not run" "see the logs in $build"
+	echo "[harness] kunit: FAIL: a KUnit suite failed or did not run -- see the logs in $build" >&2
+	exit 1
 fi
 status "KUnit suites done"
