@@ -145,7 +145,9 @@ else
 fi
 
 version=$(kernel_version "$dir/linux")
-cat >"$STATE/base.env" <<EOT
+BASE_DIR=$dir/linux BASE_ID=$id BASE_KIND=$kind BASE_VERSION=$version BASE_ORIGIN=$origin \
+	BASE_SHA256=$sha BASE_PKG_VERSION=$pkgver
+write_env "$STATE/base.env" BASE_DIR BASE_ID BASE_KIND BASE_VERSION BASE_ORIGIN BASE_SHA256 BASE_PKG_VERSION
 BASE_DIR='$dir/linux'
 BASE_ID='$id'
 BASE_KIND='$kind'

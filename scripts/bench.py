@@ -76,21 +76,43 @@ def json_objects(lines):
                 continue
 
 
+# Which direction is better for metrics that declare it (structured
+# metrics, hw-bench files): metric name -> "higher" | "lower" | "neither".
+# better() falls back to rules for the metrics of upstream selftests.
+DECLARED_BETTER = {}
+
+
+def structured_metric(line):
+    """(metric, kind, unit, value) of one structured metric line
+    (selftests/bench/metric.h), also behind the L2 guest's "[l2] " prefix;
+    None for any other line."""
+    line = line.strip()
+    if line.startswith("[l2] "):
+        line = line[len("[l2] "):]
+    if not line.startswith("{\"metric\""):
+        return None
+    try:
+        o = json.loads(line)
+        m = (o["metric"], o["kind"], o["unit"], o["value"])
+    except (ValueError, KeyError):
+        return None
+    if o.get("better") in ("higher", "lower", "neither"):
+        DECLARED_BETTER[o["metric"]] = o["better"]
+    return m
+
+
 def metrics_from_output(lines):
-    """(metric, kind, unit, value) tuples from a benchmark's stdout."""
+    """(metric, kind, unit, value) tuples from a benchmark's stdout: the
+    project's own programs print structured metric lines; the upstream
+    selftests (vgic_wakeup's JSON summary, vgic_lpi_stress's text) are
+    parsed here, they are the only per-program parsers."""
     out = []
+    for line in lines:
+        m = structured_metric(line)
+        if m:
+            out.append(m)
     for obj in json_objects(lines):
-        kind = obj.get("benchmark")
-        if kind == "exit-loop":
-            tag = f"{obj['vcpus']} vCPUs{'' if obj['pinned'] else ' unpinned'}"
-            out.append((f"exits/s per vCPU, {tag}", "rate", "exits/s", obj["per_vcpu"]))
-            out.append((f"exits/s aggregate, {tag}", "rate", "exits/s", obj["aggregate"]))
-        elif kind == "irqfd":
-            for op in ("assign", "deassign"):
-                for p in ("p50", "p99", "max"):
-                    out.append((f"KVM_IRQFD {op} {p}, {obj['background_vms']} background VMs",
-                                "latency", "ns", obj[f"{op}_ns"][p]))
-        elif kind == "vgic-wakeup":
+        if obj.get("benchmark") == "vgic-wakeup":
             tag = f"{obj['vcpus']} vCPUs, halt_poll_ns {obj['halt_poll_ns']}"
             out.append((f"interrupts delivered, {tag}", "tally", "interrupts", obj["interrupts"]))
             out.append((f"delivery latency mean, {tag}", "latency", "us", obj["latency_us"]["mean"]))
@@ -104,32 +126,21 @@ def metrics_from_output(lines):
     return out
 
 
-# Metrics printed as text lines (vgic_lpi_stress): regex with the value as
-# group 1, metric, kind, unit, type of the value.
+# Metrics printed as text lines by upstream selftests (vgic_lpi_stress):
+# regex with the value as group 1, metric, kind, unit, type of the value.
 TEXT_METRICS = [
     (re.compile(r"Rate: ([\d.]+) LPIs/sec"), "LPI injection rate", "rate", "LPIs/s", float),
     (re.compile(r"LPIs taken by the guest: (\d+)"), "LPIs taken by the guest", "tally", "LPIs", int),
     (re.compile(r"MOVI commands during the run: (\d+)"), "MOVI commands during the run", "tally", "commands",
      int),
-    # pv-guest mmap in an L2 guest (run-l2.sh prefixes its lines with [l2]).
-    (re.compile(r"\[l2\] mmap threads \d+ ops \d+ rate ([\d.]+)/s"), "mmap/munmap rate in the L2 guest", "rate",
-     "ops/s", float),
-    (re.compile(r"\[l2\] mmap context switches per 1000 ops ([\d.]+)"),
-     "context switches per 1000 mmap ops in the L2 guest", "tally", "switches", float),
-    (re.compile(r"\[l2\] spawn procs \d+ execs \d+ rate ([\d.]+)/s"), "fork+exec rate in the L2 guest", "rate",
-     "execs/s", float),
-    (re.compile(r"\[l2\] spawn context switches per 1000 execs ([\d.]+)"),
-     "context switches per 1000 fork+execs in the L2 guest", "tally", "switches", float),
-    (re.compile(r"\[l2\] wfe count \d+ mean_us ([\d.]+)"), "WFE wait with no event but the stream, mean",
-     "latency", "us", float),
 ]
 
 
-# Which direction is better, per metric: rates higher, latencies and lock
-# counts (acquisitions, contentions, wait times) lower; a tally is better
-# lower when it counts a cost (context switches), higher when it counts work
-# done, and "neither" when it only explains another metric (polls, wake-ups,
-# MOVI commands).
+# Which direction is better, for metrics that do not declare it: rates
+# higher, latencies and lock counts (acquisitions, contentions, wait times)
+# lower; a tally is better lower when it counts a cost (context switches),
+# higher when it counts work done, and "neither" when it only explains
+# another metric (polls, wake-ups, MOVI commands).
 TALLY_BETTER = [
     (re.compile(r"^context switches"), "lower"),
     (re.compile(r"^(interrupts delivered|LPIs taken)"), "higher"),
@@ -137,6 +148,8 @@ TALLY_BETTER = [
 
 
 def better(kind, metric):
+    if metric in DECLARED_BETTER:
+        return DECLARED_BETTER[metric]
     if kind == "rate":
         return "higher"
     if kind in ("latency", "count"):
@@ -287,6 +300,12 @@ def combine(per_variant, order):
                     # lock_stat lists only what happened: a call site or
                     # class missing from a run's dump counted 0 there.
                     d[variant].append(0)
+    return results_of(keys)
+
+
+def results_of(keys):
+    """{(benchmark, metric): {"kind", "unit", "base": [values], "patched":
+    [values]}} -> bench.json's results: medians, spread, ratio, direction."""
     results = []
     for (bench, metric), d in keys.items():
         b, p = summarize(d["base"]), summarize(d["patched"])
@@ -406,6 +425,100 @@ def load_raw(dirs, benchlist_entries):
     return per_variant, order, errors, metas
 
 
+def cmd_resolve(a):
+    """The benchmark list, with ONLY, as benchlist.tsv; prints the sum of
+    the timeouts."""
+    entries = parse_benchlist(a.benchlist)
+    only = [x for x in a.only.replace(",", " ").split() if x]
+    names = {e["name"] for e in entries}
+    for o in only:
+        if o not in names:
+            raise BenchError(f"ONLY: '{o}' is not in {a.benchlist}")
+    total = 0
+    with open(a.output, "w") as f:
+        for e in entries:
+            if only and e["name"] not in only:
+                continue
+            f.write(f"bench\t{e['name']}\t{e['timeout']}\t{','.join(e['classes']) or '-'}\t"
+                    f"{e['program']}\t{e['args']}\n")
+            total += e["timeout"]
+    print(total)
+    return 0
+
+
+def cmd_collect(a):
+    """make bench: interleaved base/patched raw streams -> the report."""
+    per_variant, order, errors, metas = load_raw(a.raw, parse_benchlist(a.benchlist))
+    doc = {"schema": 1, "metadata": metas.get("patched") or metas.get("base") or {},
+           "metadata_base": metas.get("base"), "repetitions": a.repetitions,
+           "order": order, "errors": errors,
+           "results": combine({"base": per_variant.get("base", []),
+                               "patched": per_variant.get("patched", [])}, order)}
+    return write_report(doc, a.out)
+
+
+def cmd_hw(a):
+    """make hw-bench: one kernel's raw streams -> a single-kernel file."""
+    per_variant, order, errors, metas = load_raw(a.raw, parse_benchlist(a.benchlist))
+    runs = [run for v in per_variant.values() for run in v]
+    res = combine({"base": runs}, order)
+    doc = {"schema": 1, "kernel": a.kernel, "order": order, "errors": errors,
+           "metadata": next(iter(metas.values()), {}),
+           "results": [{"benchmark": x["benchmark"], "metric": x["metric"], "kind": x["kind"],
+                        "unit": x["unit"], "better": x["better"], "values": x["base"]} for x in res]}
+    with open(a.out, "w") as f:
+        json.dump(doc, f, indent=1)
+        f.write("\n")
+    print(f"{len(doc['results'])} metrics for kernel {a.kernel} in {a.out}")
+    return 1 if errors else 0
+
+
+def cmd_compare(a):
+    """Two single-kernel files (make hw-bench on each kernel) -> the report."""
+    before, after = json.load(open(a.before)), json.load(open(a.after))
+    keys = {}
+    for label, d in (("base", before), ("patched", after)):
+        for x in d["results"]:
+            k = keys.setdefault((x["benchmark"], x["metric"]),
+                                {"kind": x["kind"], "unit": x["unit"], "base": [], "patched": []})
+            k[label] = x["values"]
+            if x.get("better"):
+                DECLARED_BETTER.setdefault(x["metric"], x["better"])
+    # lock_stat lists only what happened: a call site seen on one kernel
+    # and not on the other counted 0 there, once per run.
+    for (bench, metric), d in keys.items():
+        if not metric.startswith("lock_stat "):
+            continue
+        for label in ("base", "patched"):
+            if d[label]:
+                continue
+            runs = [len(d2[label]) for (b2, m2), d2 in keys.items()
+                    if b2 == bench and m2.startswith("lock_stat ") and d2[label]]
+            if runs:
+                d[label] = [0] * max(runs)
+    doc = {"schema": 1, "metadata": {"platform": "hardware",
+                                     "reproduce": f"scripts/bench.py compare {a.before} {a.after}",
+                                     "base": {"origin": f"kernel {before.get('kernel')}"}},
+           "before_kernel": before.get("kernel"), "after_kernel": after.get("kernel"),
+           "order": [], "errors": before.get("errors", []) + after.get("errors", []),
+           "results": results_of(keys)}
+    return write_report(doc, a.out)
+
+
+def write_report(doc, out):
+    """bench.json, bench.md, the plots and the printed table in <out>."""
+    os.makedirs(out, exist_ok=True)
+    doc["plots"] = plot_exit_loop(doc, out)
+    with open(os.path.join(out, "bench.json"), "w") as f:
+        json.dump(doc, f, indent=1)
+        f.write("\n")
+    write_markdown(os.path.join(out, "bench.md"), doc)
+    print_table(doc)
+    for e in doc["errors"]:
+        print(f"ERROR: {e}", file=sys.stderr)
+    return 1 if doc["errors"] else 0
+
+
 def main():
     ap = argparse.ArgumentParser()
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -413,103 +526,27 @@ def main():
     r.add_argument("benchlist")
     r.add_argument("--only", default="")
     r.add_argument("-o", "--output", required=True)
+    r.set_defaults(func=cmd_resolve)
     c = sub.add_parser("collect")
     c.add_argument("--raw", action="append", required=True)
     c.add_argument("--benchlist", required=True)
     c.add_argument("--out", required=True)
     c.add_argument("--repetitions", type=int)
+    c.set_defaults(func=cmd_collect)
     h = sub.add_parser("hw")
     h.add_argument("--raw", action="append", required=True)
     h.add_argument("--benchlist", required=True)
     h.add_argument("--out", required=True)
     h.add_argument("--kernel", required=True)
+    h.set_defaults(func=cmd_hw)
     k = sub.add_parser("compare")
     k.add_argument("before")
     k.add_argument("after")
     k.add_argument("--out", required=True)
+    k.set_defaults(func=cmd_compare)
     a = ap.parse_args()
-
     try:
-        if a.cmd == "resolve":
-            entries = parse_benchlist(a.benchlist)
-            only = [x for x in a.only.replace(",", " ").split() if x]
-            names = {e["name"] for e in entries}
-            for o in only:
-                if o not in names:
-                    raise BenchError(f"ONLY: '{o}' is not in {a.benchlist}")
-            total = 0
-            with open(a.output, "w") as f:
-                for e in entries:
-                    if only and e["name"] not in only:
-                        continue
-                    f.write(f"bench\t{e['name']}\t{e['timeout']}\t{','.join(e['classes']) or '-'}\t"
-                            f"{e['program']}\t{e['args']}\n")
-                    total += e["timeout"]
-            print(total)
-            return 0
-        if a.cmd in ("collect", "hw"):
-            entries = parse_benchlist(a.benchlist)
-            per_variant, order, errors, metas = load_raw(a.raw, entries)
-        if a.cmd == "collect":
-            doc = {"schema": 1, "metadata": metas.get("patched") or metas.get("base") or {},
-                   "metadata_base": metas.get("base"), "repetitions": a.repetitions,
-                   "order": order, "errors": errors,
-                   "results": combine({"base": per_variant.get("base", []),
-                                       "patched": per_variant.get("patched", [])}, order)}
-        elif a.cmd == "hw":
-            runs = [run for v in per_variant.values() for run in v]
-            res = combine({"base": runs}, order)
-            doc = {"schema": 1, "kernel": a.kernel, "order": order, "errors": errors,
-                   "metadata": next(iter(metas.values()), {}),
-                   "results": [{"benchmark": x["benchmark"], "metric": x["metric"], "kind": x["kind"],
-                                "unit": x["unit"], "better": x["better"], "values": x["base"]} for x in res]}
-            with open(a.out, "w") as f:
-                json.dump(doc, f, indent=1)
-                f.write("\n")
-            print(f"{len(doc['results'])} metrics for kernel {a.kernel} in {a.out}")
-            return 1 if errors else 0
-        elif a.cmd == "compare":
-            before, after = json.load(open(a.before)), json.load(open(a.after))
-            keys = {}
-            for label, d in (("base", before), ("patched", after)):
-                for x in d["results"]:
-                    k = keys.setdefault((x["benchmark"], x["metric"]),
-                                        {"kind": x["kind"], "unit": x["unit"], "base": [], "patched": []})
-                    k[label] = x["values"]
-            # lock_stat lists only what happened: a call site seen on one
-            # kernel and not on the other counted 0 there, once per run.
-            for (bench, metric), d in keys.items():
-                if not metric.startswith("lock_stat "):
-                    continue
-                for label in ("base", "patched"):
-                    if d[label]:
-                        continue
-                    runs = [len(d2[label]) for (b2, m2), d2 in keys.items()
-                            if b2 == bench and m2.startswith("lock_stat ") and d2[label]]
-                    if runs:
-                        d[label] = [0] * max(runs)
-            fake = {"base": [], "patched": []}
-            for (bench, metric), d in keys.items():
-                for label in ("base", "patched"):
-                    for v in d[label]:
-                        fake[label].append({bench: {"ok": True, "reason": "",
-                                                    "metrics": [(metric, d["kind"], d["unit"], v)]}})
-            doc = {"schema": 1, "metadata": {"platform": "hardware",
-                                             "reproduce": f"scripts/bench.py compare {a.before} {a.after}",
-                                             "base": {"origin": f"kernel {before.get('kernel')}"}},
-                   "before_kernel": before.get("kernel"), "after_kernel": after.get("kernel"),
-                   "order": [], "errors": before.get("errors", []) + after.get("errors", []),
-                   "results": combine(fake, [])}
-        os.makedirs(a.out, exist_ok=True)
-        doc["plots"] = plot_exit_loop(doc, a.out)
-        with open(os.path.join(a.out, "bench.json"), "w") as f:
-            json.dump(doc, f, indent=1)
-            f.write("\n")
-        write_markdown(os.path.join(a.out, "bench.md"), doc)
-        print_table(doc)
-        for e in doc["errors"]:
-            print(f"ERROR: {e}", file=sys.stderr)
-        return 1 if doc["errors"] else 0
+        return a.func(a)
     except (OSError, BenchError, lockstat.LockStatError, KeyError, ValueError) as e:
         print(f"[harness] bench: ERROR: {e}", file=sys.stderr)
         return 2

@@ -8,8 +8,7 @@
 . "$(dirname "$0")/lib.sh"
 phase_start bench-build
 
-cross=${CROSS_COMPILE:-aarch64-linux-gnu-}
-[ "$(uname -m)" = aarch64 ] && cross=""
+cross=$USER_CROSS
 need_tools "${cross}gcc"
 out=${BENCH_BIN:-$OUT/work/bench-bin}
 hdr=""

@@ -13,12 +13,9 @@ VARIANT=${VARIANT:-patched}
 work=$WORK/$VARIANT
 BUILD_DIR=$(build_dir)
 src=$work/src
-cross=${CROSS_COMPILE:-aarch64-linux-gnu-}
+cross=$USER_CROSS
 native=
-if [ "$(uname -m)" = aarch64 ] && [ -z "${FORCE_CROSS:-}" ]; then
-	cross=""
-	native=1
-fi
+[ -z "$cross" ] && native=1
 need_tools "${cross}gcc" rsync make
 
 [ -d "$BUILD_DIR/usr/include/linux" ] || die "no installed UAPI headers in $BUILD_DIR/usr" \

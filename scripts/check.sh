@@ -84,7 +84,10 @@ PATCHES=$empty "$S"/apply-series.sh || exit 2
 # From here on the tree carries (a prefix of) this series: record it so the
 # next apply-series.sh pops it, and mark the stamp so that it is never "up
 # to date" for a real series.
-sed -i "s/^APPLIED_SERIES_HASH=.*/APPLIED_SERIES_HASH='checking-$(series_hash "$PATCHES")'/" "$work/applied.env"
+# shellcheck disable=SC1091
+. "$work/applied.env"
+APPLIED_SERIES_HASH=checking-$(series_hash "$PATCHES")
+write_env "$work/applied.env" APPLIED_BASE_ID APPLIED_SERIES_HASH APPLIED_PATCHES APPLIED_COUNT
 snapshot_series "$PATCHES" "$work"
 export QUILT_PATCHES=$PATCHES QUILT_PC=.pc
 quilt() { command quilt --quiltrc=- "$@"; }
@@ -94,17 +97,27 @@ build=$(FRAGMENTS=kvm-host build_dir)
 x86build=$(FRAGMENTS=x86-kvm build_dir)
 
 # --- helpers -------------------------------------------------------------
-hdr=$(printf '%-3s %-62s %-6s %-10s %-9s %-8s %-7s %-7s %-5s %s' \
-	'#' patch apply checkpatch arm64 x86_64 sparse W=1 kdoc selftests)
-echo "$hdr" >"$table"
-echo "[harness] check: $hdr"
-# row n name apply checkpatch arm64 x86 sparse w1 kdoc selftests
+# The table is data: one record per row (scripts/checklib.py writes
+# rows.tsv, the table and the status line from it).
+python3 "$S"/checklib.py header "$table"
+# row <n> <name> [gate=value...]: gates not named are "-".
 row() {
-	local line
-	line=$(printf '%-3s %-62s %-6s %-10s %-9s %-8s %-7s %-7s %-5s %s' "$@")
-	echo "$line" >>"$table"
-	echo "[harness] check: $line"
-	printf '%s\n' "$@" | paste -sd '\t' >>"$rows"
+	python3 "$S"/checklib.py row "$rows" "$table" "$@"
+}
+# The current patch's cells, set as its gates pass; emit_row writes them.
+declare -A cell
+emit_row() {
+	local g a=()
+	for g in "${!cell[@]}"; do a+=("$g=${cell[$g]}"); done
+	row "$n" "$p" "${a[@]}"
+}
+# gate_fail <gate[,gate...]> <label> <what> <next>: the row with these
+# gates FAIL, then stop the check at this patch.
+gate_fail() {
+	local g
+	for g in ${1//,/ }; do cell[$g]=FAIL; done
+	emit_row
+	fail "$p" "$2" "$3" "$4"
 }
 
 fail() { # fail <patch> <gate> <what> <next>
@@ -113,26 +126,14 @@ fail() { # fail <patch> <gate> <what> <next>
 	finish 1 "$1" "$2" "$3"
 }
 
-# Normalised warnings "file: warning: text" (line and column dropped, so a
-# warning that only moved is not new), one per line, sorted.
+# norm_warnings <log>...: the normalised warnings of build logs, sorted
+# (checklib.py norm); new_lines <candidate> <baseline>: the lines of
+# candidate not in baseline, as a multiset (checklib.py new).
 norm_warnings() {
-	grep -E '^[^ :]+:[0-9]+(:[0-9]+)?: (warning|error):' "$@" 2>/dev/null |
-		sed -E -e 's#^(\.\./)+##' -e "s#^$src/##" \
-		       -e 's/^([^ :]+):[0-9]+(:[0-9]+)?: /\1: /' | sort || true
+	python3 "$S"/checklib.py norm "$src" "$@"
 }
-# new_lines <candidate> <baseline>: lines of candidate not in baseline, as a
-# multiset (a second copy of a base warning is new).
 new_lines() {
-	python3 - "$1" "$2" <<'PY'
-import sys, collections
-cand = [l.rstrip("\n") for l in open(sys.argv[1]) if l.strip()]
-base = collections.Counter(l.rstrip("\n") for l in open(sys.argv[2]) if l.strip())
-for l in cand:
-    if base[l] > 0:
-        base[l] -= 1
-    else:
-        print(l)
-PY
+	python3 "$S"/checklib.py new "$1" "$2"
 }
 
 kmake() { # kmake <logfile> <build dir> [VAR=value...] targets...: make in
@@ -213,20 +214,8 @@ x86_build() { # x86_build <label>: configure (once) and build x86_64
 finish() { # finish <rc> [patch gate what]
 	local rc=$1 secs
 	secs=$(( $(date +%s) - t_start ))
-	python3 - "$rows" "$res/check.json" "$rc" "$secs" "${2:-}" "${3:-}" "${4:-}" "$CHECK_X86" \
-		"$BASE_VERSION" "$PATCHES" <<'PY'
-import json, sys
-rows_f, out, rc, secs, fp, fg, fw, x86, base, pdir = sys.argv[1:]
-keys = ["n", "patch", "apply", "checkpatch", "arm64", "x86_64", "sparse", "w1", "kdoc", "selftests"]
-rows = []
-for line in open(rows_f):
-    f = line.rstrip("\n").split("\t")
-    rows.append(dict(zip(keys, f)))
-json.dump({"base": base, "series": pdir, "result": "pass" if rc == "0" else "fail",
-           "seconds": int(secs), "x86_64_mode": x86, "rows": rows,
-           "failure": {"patch": fp, "gate": fg, "what": fw} if rc != "0" else None},
-          open(out, "w"), indent=1)
-PY
+	python3 "$S"/checklib.py json "$rows" "$res/check.json" "$rc" "$secs" "${2:-}" "${3:-}" "${4:-}" \
+		"$CHECK_X86" "$BASE_VERSION" "$PATCHES"
 	{
 		echo
 		echo "legend: ok = passed; - = gate does not apply to this patch; NOT-RUN = the gate could not run here (reason in the row);"
@@ -258,8 +247,8 @@ mapfile -t all_c < <(cfiles_of "$all_files")
 file_checks base "${all_c[@]}" || die "sparse/W=1 on the base files failed" "see $res/logs/"
 mapfile -t all_list <<<"$all_files"
 kdoc_checks base "${all_list[@]}"
-row 0 "(base $BASE_VERSION)" - - "ok" - "$(wc -l <"$res/base.sparse")w" "$(wc -l <"$res/base.w1")w" \
-	"$(grep -c 'warning' "$res/base.kdoc")w" -
+row 0 "(base $BASE_VERSION)" arm64=ok sparse="$(wc -l <"$res/base.sparse")w" w1="$(wc -l <"$res/base.w1")w" \
+	kdoc="$(grep -c 'warning' "$res/base.kdoc")w"
 any_generic=""
 
 # --- each patch ----------------------------------------------------------
@@ -267,7 +256,7 @@ n=0
 for p in "${patches[@]}"; do
 	n=$((n + 1))
 	last=""; [ $n -eq ${#patches[@]} ] && last=1
-	c_apply=- c_cp=- c_arm=- c_x86=- c_sp=- c_w1=- c_kd=- c_st=-
+	cell=()
 	mail=$PATCHES/$p
 
 	# apply
@@ -275,17 +264,15 @@ for p in "${patches[@]}"; do
 	if ! (cd "$src" && quilt push --fuzz=0 "$p") >"$log" 2>&1; then
 		how="does not apply"
 		explain_patch_failure "$p" "$mail" "$src" "$log" && how="applies only with fuzz"
-		row "$n" "$p" FAIL - - - - - - -
-		fail "$p" apply "$how to $BASE_VERSION + the patches before it" \
+		gate_fail apply apply "$how to $BASE_VERSION + the patches before it" \
 			"rebase it (quilt push -f, fix the .rej, quilt refresh)"
 	fi
 	if grep -E 'with fuzz|\(offset -?[0-9]+ lines?\)' "$log" >"$res/$n.offsets"; then
 		sed "s|^|  $p: |" "$res/$n.offsets" >&2
-		row "$n" "$p" FAIL - - - - - - -
-		fail "$p" apply "applies with offset/fuzz (hunks listed above)" \
+		gate_fail apply apply "applies with offset/fuzz (hunks listed above)" \
 			"quilt push it, quilt refresh, and copy the refreshed patch to patches/"
 	fi
-	c_apply=ok
+	cell[apply]=ok
 
 	# checkpatch
 	log=$res/logs/$n.checkpatch.log
@@ -306,12 +293,11 @@ for p in "${patches[@]}"; do
 	done <"$res/$n.cp"
 	if [ -s "$res/$n.cp.bad" ]; then
 		sed "s|^|  $p: |" "$res/$n.cp.bad" >&2
-		row "$n" "$p" ok FAIL - - - - - -
-		fail "$p" checkpatch "$(wc -l <"$res/$n.cp.bad") message(s) (log: $log)" \
+		gate_fail checkpatch checkpatch "$(wc -l <"$res/$n.cp.bad") message(s) (log: $log)" \
 			"fix them, or add '<patch>: <message>  # <reason>' to checkpatch-waivers.txt"
 	fi
-	c_cp=ok
-	[ -s "$res/$n.cp" ] && c_cp="ok($(wc -l <"$res/$n.cp")wv)"
+	cell[checkpatch]=ok
+	[ -s "$res/$n.cp" ] && cell[checkpatch]="ok($(wc -l <"$res/$n.cp")wv)"
 
 	mapfile -t files < <(patch_files "$mail")
 	kernel=""; generic=""; selftests=""
@@ -327,18 +313,16 @@ for p in "${patches[@]}"; do
 		log=$res/logs/$n.arm64.log
 		if ! kmake "$log" "$build" Image headers_install; then
 			show_build_errors "$log"
-			row "$n" "$p" ok "$c_cp" FAIL - - - - -
-			fail "$p" arm64 "the kernel does not build with the series up to this patch (log: $log)" \
+			gate_fail arm64 arm64 "the kernel does not build with the series up to this patch (log: $log)" \
 				"fix the patch so that it builds on its own (bisectability)"
 		fi
 		norm_warnings "$log" >"$res/$n.arm64.w"
 		new_lines "$res/$n.arm64.w" "$bw" >"$res/$n.arm64.new"
 		if [ -s "$res/$n.arm64.new" ]; then
 			sed "s|^|  $p: |" "$res/$n.arm64.new" >&2
-			row "$n" "$p" ok "$c_cp" FAIL - - - - -
-			fail "$p" arm64 "new compiler warning(s) (log: $log)" "fix them"
+			gate_fail arm64 arm64 "new compiler warning(s) (log: $log)" "fix them"
 		fi
-		c_arm=ok
+		cell[arm64]=ok
 	fi
 
 	# x86_64 build
@@ -347,16 +331,14 @@ for p in "${patches[@]}"; do
 			info "$p: x86_64 build (log: $res/logs/$n.x86_64.log)"
 			x86_build "$n"
 			case $? in
-				0) c_x86=ok ;;
-				2) row "$n" "$p" ok "$c_cp" "$c_arm" FAIL - - - -
-				   fail "$p" x86_64 "x86-kvm config failed" "see the messages above" ;;
+				0) cell[x86_64]=ok ;;
+				2) gate_fail x86_64 x86_64 "x86-kvm config failed" "see the messages above" ;;
 				*) show_build_errors "$res/logs/$n.x86_64.log"
-				   row "$n" "$p" ok "$c_cp" "$c_arm" FAIL - - - -
-				   fail "$p" x86_64 "the x86_64 KVM kernel does not build (log: $res/logs/$n.x86_64.log)" \
+				   gate_fail x86_64 x86_64 "the x86_64 KVM kernel does not build (log: $res/logs/$n.x86_64.log)" \
 					"the generic code must build without arm64 (check #includes and stubs)" ;;
 			esac
 		elif [ "$CHECK_X86" = final ] && [ -n "$generic" ]; then
-			c_x86="(final)"
+			cell[x86_64]="(final)"
 		fi
 	fi
 
@@ -364,8 +346,7 @@ for p in "${patches[@]}"; do
 	mapfile -t cf < <(cfiles_of "$(printf '%s\n' "${files[@]}")")
 	if [ ${#cf[@]} -gt 0 ]; then
 		file_checks "$n" "${cf[@]}" || {
-			row "$n" "$p" ok "$c_cp" "$c_arm" "$c_x86" FAIL FAIL - -
-			fail "$p" sparse "make C=2/W=1 on the touched files failed" "see $res/logs/$n.*"
+			gate_fail sparse,w1 sparse "make C=2/W=1 on the touched files failed" "see $res/logs/$n.*"
 		}
 		for kind in sparse w1; do
 			new_lines "$res/$n.$kind" "$res/base.$kind" >"$res/$n.$kind.new"
@@ -373,15 +354,15 @@ for p in "${patches[@]}"; do
 		if [ -s "$res/$n.sparse.new" ] || [ -s "$res/$n.w1.new" ]; then
 			sed "s|^|  $p: sparse: |" "$res/$n.sparse.new" >&2
 			sed "s|^|  $p: W=1: |" "$res/$n.w1.new" >&2
-			s=ok; [ -s "$res/$n.sparse.new" ] && s=FAIL
-			w=ok; [ -s "$res/$n.w1.new" ] && w=FAIL
-			row "$n" "$p" ok "$c_cp" "$c_arm" "$c_x86" "$s" "$w" - -
+			cell[sparse]=ok; [ -s "$res/$n.sparse.new" ] && cell[sparse]=FAIL
+			cell[w1]=ok; [ -s "$res/$n.w1.new" ] && cell[w1]=FAIL
+			emit_row
 			fail "$p" "sparse/W=1" "new warnings in the files it touches" "fix them"
 		fi
 		if [ -s "$res/$n.notbuilt" ] && [ "$(wc -l <"$res/$n.notbuilt")" -eq ${#cf[@]} ]; then
-			c_sp="n/b"; c_w1="n/b"
+			cell[sparse]="n/b"; cell[w1]="n/b"
 		else
-			c_sp=ok; c_w1=ok
+			cell[sparse]=ok; cell[w1]=ok
 		fi
 	fi
 	kdoc_checks "$n" "${files[@]}"
@@ -389,12 +370,11 @@ for p in "${patches[@]}"; do
 		new_lines "$res/$n.kdoc" "$res/base.kdoc" >"$res/$n.kdoc.new"
 		if [ -s "$res/$n.kdoc.new" ]; then
 			sed "s|^|  $p: kernel-doc: |" "$res/$n.kdoc.new" >&2
-			row "$n" "$p" ok "$c_cp" "$c_arm" "$c_x86" "$c_sp" "$c_w1" FAIL -
-			fail "$p" kernel-doc "new kernel-doc warnings" "fix the comments"
+			gate_fail kdoc kernel-doc "new kernel-doc warnings" "fix the comments"
 		fi
 	fi
 	for f in "${files[@]}"; do
-		[ -f "$src/$f" ] && grep -q '/\*\*' "$src/$f" && { c_kd=ok; break; }
+		[ -f "$src/$f" ] && grep -q '/\*\*' "$src/$f" && { cell[kdoc]=ok; break; }
 	done
 
 	# KVM selftests
@@ -402,12 +382,11 @@ for p in "${patches[@]}"; do
 		log=$res/logs/$n.selftests.log
 		if ! BUILD_DIR=$build "$S"/build-selftests.sh >"$log" 2>&1; then
 			cat "$log" >&2
-			row "$n" "$p" ok "$c_cp" "$c_arm" "$c_x86" "$c_sp" "$c_w1" "$c_kd" FAIL
-			fail "$p" selftests "the KVM selftests do not build (log: $log)" "fix the patch"
+			gate_fail selftests selftests "the KVM selftests do not build (log: $log)" "fix the patch"
 		fi
-		c_st=ok
+		cell[selftests]=ok
 	fi
-	row "$n" "$p" "$c_apply" "$c_cp" "$c_arm" "$c_x86" "$c_sp" "$c_w1" "$c_kd" "$c_st"
+	emit_row
 done
 
 # Unused waivers are stale: say so (not an error: a refreshed patch may have
@@ -427,7 +406,7 @@ fi
 
 # --- the final state with clang ------------------------------------------
 if [ -n "$clang_skip" ]; then
-	row "+" "final state, LLVM=1: $clang_skip" - - NOT-RUN - - - - -
+	row "+" "final state, LLVM=1: $clang_skip" arm64=NOT-RUN
 	warn "clang gate $clang_skip"
 elif [ "$CHECK_CLANG" != 0 ]; then
 	cbuild=$work/build-kvm-host-llvm
@@ -441,7 +420,7 @@ elif [ "$CHECK_CLANG" != 0 ]; then
 	ctc=("${KMAKE_TC[@]}")
 	if ! kmake "$res/logs/final.clang.log" "$cbuild" "${ctc[@]}" Image; then
 		show_build_errors "$res/logs/final.clang.log"
-		row "+" "final state, LLVM=1" - - FAIL - - - - -
+		row "+" "final state, LLVM=1" arm64=FAIL
 		fail "${patches[-1]}" clang "the final state does not build with clang (log: $res/logs/final.clang.log)" "fix it"
 	fi
 	norm_warnings "$res/logs/final.clang.log" >"$res/final.clang.w"
@@ -459,11 +438,11 @@ elif [ "$CHECK_CLANG" != 0 ]; then
 		new_lines "$res/final.clang.w" "$res/base.clang.w" >"$res/final.clang.new"
 		if [ -s "$res/final.clang.new" ]; then
 			sed 's|^|  clang: |' "$res/final.clang.new" >&2
-			row "+" "final state, LLVM=1" - - FAIL - - - - -
+			row "+" "final state, LLVM=1" arm64=FAIL
 			fail "${patches[-1]}" clang "new clang warnings in the final state" "fix them"
 		fi
 		c="ok($(wc -l <"$res/final.clang.w")w=base)"
 	fi
-	row "+" "final state, LLVM=1 ($(clang --version | head -n 1 | grep -oE '[0-9]+\.[0-9.]+' | head -n 1))" - - "$c" - - - - -
+	row "+" "final state, LLVM=1 ($(clang --version | head -n 1 | grep -oE '[0-9]+\.[0-9.]+' | head -n 1))" arm64="$c"
 fi
 finish 0

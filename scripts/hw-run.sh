@@ -44,14 +44,7 @@ read -r nrun nskip total < <(python3 "$S"/runlist.py "$RUNLIST" "${skipargs[@]}"
 
 if [ -n "$dry" ]; then
 	info "dry run: $nrun tests, $nskip skipped, timeouts sum ${total}s"
-	while IFS=$'\t' read -r kind name a b; do
-		if [ "$kind" = skip ]; then
-			echo "skip  $name  # $a"
-		else
-			var=KSELFTEST_$(echo "$name" | tr -d '[:blank:][:cntrl:]' | tr -c '[:alnum:]_' '_' | tr '[:lower:]' '[:upper:]')_ARGS
-			echo "run   $var='$b' run_kselftest.sh -t kvm:<dir>/$name -o $a"
-		fi
-	done <"$RUN_DIR/runlist.tsv"
+	"$S"/guest/run-tests.sh --print "$RUN_DIR/runlist.tsv"
 	status "dry run done (nothing executed)"
 	exit 0
 fi
@@ -72,25 +65,11 @@ before=$(dmesg 2>/dev/null | wc -l) || before=0
 echo "# harness: done" >>"$RUN_DIR/tap.txt"
 # The kernel log written during the run is this run's console.
 kernel_log_since "$before" "$RUN_DIR/console.log"
-printf "BOOT_RESULT='done'\nKERNEL_CMDLINE='%s'\n" "$(cat /proc/cmdline)" >"$RUN_DIR/boot.env"
-python3 - "$RUN_DIR/metadata.json" "$RUN_NAME" "$RUNLIST" <<'PY'
-import json, os, platform, sys, datetime, subprocess
-env = {}
-for line in open(os.path.join(os.environ["OUT"], "state", "base.env")):
-    k, _, v = line.strip().partition("=")
-    env[k] = v.strip("'")
-meta = {
-    "run": sys.argv[2],
-    "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-    "platform": "hardware",
-    "uname_r": platform.release(),
-    "cpus": os.cpu_count(),
-    "base": {"version": env.get("BASE_VERSION"), "origin": env.get("BASE_ORIGIN"),
-             "tarball_sha256": env.get("BASE_SHA256") or None},
-    "runlist": sys.argv[3],
-    "reproduce": "make hw-run" + (f" RUNLIST={sys.argv[3]}" if not sys.argv[3].endswith("runlist-hw.txt") else ""),
-}
-json.dump(meta, open(sys.argv[1], "w"), indent=2)
-PY
+BOOT_RESULT=done KERNEL_CMDLINE=$(cat /proc/cmdline)
+write_env "$RUN_DIR/boot.env" BOOT_RESULT KERNEL_CMDLINE
+repro="make hw-run${BASE:+ BASE=$BASE}"
+[ "$RUNLIST" != "$HARNESS_ROOT/selftests/runlist-hw.txt" ] && repro="$repro RUNLIST=$RUNLIST"
+[ -n "${ONLY:-}" ] && repro="$repro ONLY='$ONLY'"
+PLATFORM=hardware BUILD_DIR=$build RUNLIST=$RUNLIST "$S"/metadata.sh "$RUN_DIR/metadata.json" "$RUN_NAME" "$repro"
 python3 "$S"/report.py --run-dir "$RUN_DIR" --meta "$RUN_DIR/metadata.json" \
 	--splats "$HARNESS_ROOT/selftests/console-splats.txt" --out-summary "$OUT/results/summary.json"

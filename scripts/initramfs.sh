@@ -43,11 +43,7 @@ else
 fi
 
 # busybox-static for arm64 from its Debian package.
-bb=$(dpkg -L busybox-static:arm64 2>/dev/null | grep -m1 '/busybox$' || true)
-[ -n "$bb" ] && [ -f "$bb" ] || die "busybox-static:arm64 is not installed" \
-	"as root: dpkg --add-architecture arm64 && apt-get update && apt-get install busybox-static:arm64"
-[ "$(od -An -tx1 -j18 -N2 "$bb" | tr -d ' ')" = b700 ] ||
-	die "$bb is not an aarch64 binary" "install busybox-static:arm64 (not the host's busybox)"
+bb=$(busybox_arm64) || exit 2
 
 ksft=$BUILD_DIR/kselftest_install
 [ -x "$ksft/run_kselftest.sh" ] || die "no installed selftests in $ksft" "run scripts/build-selftests.sh first"
@@ -99,16 +95,15 @@ if [ "${L2:-0}" = 1 ]; then
 	stage_cp "$bb" "$l2/bin/busybox"
 	stage_cp "$HARNESS_ROOT/scripts/guest/l2/init" "$l2/init"
 	stage_cp "$OUT/work/bench-bin/pv-guest" "$l2/pv-guest"
-	(cd "$l2" && find . | LC_ALL=C sort | cpio --quiet -o -H newc -R 0:0 >"$stage/l2/guest.cpio") ||
-		die "cpio of the L2 initramfs failed"
+	pack_cpio "$l2" "$stage/l2/guest.cpio"
 	rm -rf "$l2"
 	info "nested kit: Debian QEMU $(cat "$vmm/.qemu-version"), L2 kernel(s) $(ls "$stage/l2" | grep -c '^Image'), L2 initramfs $(du -k "$stage/l2/guest.cpio" | cut -f1) KB"
 fi
 # The kernel's runner tests for [ -x /usr/bin/timeout ]; busybox provides the rest.
-(cd "$stage" && find . | LC_ALL=C sort | cpio --quiet -o -H newc -R 0:0 >"$initrd") ||
-	die "cpio failed"
+pack_cpio "$stage" "$initrd"
 rm -rf "$stage"
-cat >"$RUN_DIR/initramfs.env" <<EOT
+INITRD=$initrd TESTS_TIMEOUT=$total TESTS_RUN=$nrun TESTS_SKIP=$nskip
+write_env "$RUN_DIR/initramfs.env" INITRD TESTS_TIMEOUT TESTS_RUN TESTS_SKIP
 INITRD='$initrd'
 TESTS_TIMEOUT='$total'
 TESTS_RUN='$nrun'

@@ -131,8 +131,8 @@ while read -r suite symbols; do
 	args=(--kunitconfig="$build/$suite.kunitconfig")
 	info "kunit.py run --arch=arm64 $suite (log: $log)"
 	(cd "$src" && python3 tools/testing/kunit/kunit.py run --arch=arm64 \
-		--cross_compile="${CROSS_COMPILE:-aarch64-linux-gnu-}" --build_dir="$build" \
-		--make_options CC="ccache ${CROSS_COMPILE:-aarch64-linux-gnu-}gcc" \
+		--cross_compile="$USER_CROSS" --build_dir="$build" \
+		--make_options CC="ccache ${USER_CROSS}gcc" \
 		--jobs="$JOBS" --timeout=600 --json="$json" "${args[@]}" "$suite") >"$log" 2>&1 || rc=1
 	grep -E '^\[..:..:..\] (Testing complete|.*(PASSED|FAILED|SKIPPED|CRASHED))' "$log" | sed 's/^/  /' | tail -n 12
 	if [ -n "${RESULTS_TSV:-}" ]; then

@@ -88,12 +88,36 @@ toolchain_for() {
 
 # This run's toolchain.
 [ -n "${LLVM:-}" ] && [ "$KARCH" != x86_64 ] && export LLVM
-if [ "$KARCH" != x86_64 ] && [ -z "${LLVM:-}" ]; then
+if [ "$KARCH" = x86_64 ]; then
+	# An x86_64 build (make check) must not inherit the arm64 prefix of
+	# the script that started it: merge_config.sh and olddefconfig read
+	# CROSS_COMPILE from the environment to probe the compiler.
+	toolchain_for x86_64
+	CROSS_COMPILE=${KMAKE_TC[0]#CROSS_COMPILE=}
+	export CROSS_COMPILE
+elif [ -z "${LLVM:-}" ]; then
 	CROSS_COMPILE=${CROSS_COMPILE:-aarch64-linux-gnu-}
 	export CROSS_COMPILE
 fi
 toolchain_for "$KARCH" "${LLVM:-}"
 KMAKE_TOOLCHAIN=("${KMAKE_TC[@]}")
+
+# USER_CROSS: the GCC prefix for arm64 user programs (KVM selftests,
+# benchmark programs, test fixtures): always GCC, also when the kernel is
+# built with LLVM=1 (Debian's cross libc gives the static libc); empty on
+# an arm64 host unless FORCE_CROSS is set.
+if [ "$(uname -m)" = aarch64 ] && [ -z "${FORCE_CROSS:-}" ]; then
+	USER_CROSS=""
+else
+	USER_CROSS=aarch64-linux-gnu-
+	case "${CROSS_COMPILE:-}" in *aarch64*) USER_CROSS=$CROSS_COMPILE ;; esac
+fi
+
+# kernel_cc_version: the first line of the kernel compiler's --version.
+kernel_cc_version() {
+	if [ -n "${LLVM:-}" ]; then clang --version | head -n 1
+	else "${CROSS_COMPILE}gcc" --version | head -n 1; fi
+}
 JOBS=${JOBS:-$(nproc)}
 case "$JOBS" in ''|0|*[!0-9]*) _input_error=${_input_error:-"JOBS=$JOBS: use a whole number of parallel jobs, 1 or more"} ;; esac
 
@@ -173,6 +197,19 @@ need_tools() {
 	done
 	[ ${#missing[@]} -eq 0 ] && return 0
 	die "missing tool(s): ${missing[*]}" "run 'make deps' as root (or: $("$HARNESS_ROOT"/scripts/deps.sh --print))"
+}
+
+# write_env <file> VAR...: the one writer of the harness's env files
+# (base.env, applied.env, initramfs.env, boot.env): VAR=value lines, each
+# value quoted with printf %q so that any value (quotes, spaces) survives;
+# written to a temporary file and renamed. Read them with bash's "." or
+# with read_env() in scripts/harnesslib.py (shlex), nothing else.
+write_env() {
+	local f=$1 v
+	shift
+	for v in "$@"; do
+		printf '%s=%q\n' "$v" "${!v}"
+	done >"$f.tmp" && mv "$f.tmp" "$f"
 }
 
 sha256_file() {
@@ -312,6 +349,52 @@ default_skiplists() {
 		[ -f "$HARNESS_ROOT/selftests/$f" ] && echo "$HARNESS_ROOT/selftests/$f"
 	done
 	return 0
+}
+
+# busybox_arm64: the path of busybox-static:arm64's binary (checked to be
+# an aarch64 ELF), or a harness error naming the package.
+busybox_arm64() {
+	local bb
+	bb=$(dpkg -L busybox-static:arm64 2>/dev/null | grep -m1 '/busybox$' || true)
+	[ -n "$bb" ] && [ -f "$bb" ] || die "busybox-static:arm64 is not installed" \
+		"as root: dpkg --add-architecture arm64 && apt-get update && apt-get install busybox-static:arm64"
+	[ "$(od -An -tx1 -j18 -N2 "$bb" | tr -d ' ')" = b700 ] ||
+		die "$bb is not an aarch64 binary" "install busybox-static:arm64 (not the host's busybox)"
+	echo "$bb"
+}
+
+# pack_cpio <dir> <out>: <dir> as a newc initramfs owned by root, files in
+# a stable order (the same tree gives the same bytes); a harness error if
+# it cannot be written (a full disk).
+pack_cpio() {
+	need_tools cpio
+	(cd "$1" && find . | LC_ALL=C sort | cpio --quiet -o -H newc -R 0:0 >"$2") ||
+		die "cannot write the initramfs $2" "check free space (df -h $(dirname "$2"))"
+}
+
+# result <group/name> <pass|fail|skip|error> [note]: the one writer of a
+# test result of the harness's own test scripts: a results.tsv line when
+# RESULTS_TSV is set, a status line always; RESULTS_PASSED/RESULTS_FAILED
+# count them (skip counts as neither; error as failed).
+RESULTS_PASSED=0
+RESULTS_FAILED=0
+result() {
+	case "$2" in
+		pass) RESULTS_PASSED=$((RESULTS_PASSED + 1)) ;;
+		fail|error) RESULTS_FAILED=$((RESULTS_FAILED + 1)) ;;
+		skip) ;;
+		*) die "result $1: '$2' is not pass, fail, skip or error" ;;
+	esac
+	[ -n "${RESULTS_TSV:-}" ] && printf '%s\t%s\t%s\n' "$1" "$2" "$(echo "${3:-}" | tr '\t\n' '  ')" >>"$RESULTS_TSV"
+	echo "[harness] $PHASE: $(echo "$2" | tr a-z A-Z) $1${3:+: $3}"
+	return 0
+}
+
+# results_end: the test script's last line and exit status (1 if any failed).
+results_end() {
+	status "$RESULTS_PASSED passed, $RESULTS_FAILED failed"
+	[ "$RESULTS_FAILED" -eq 0 ] || exit 1
+	exit 0
 }
 
 # dynamic_binaries <dir>: the executables under <dir> that need a dynamic

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# metadata.sh <file> <run name> <reproducer command>: write a run's
-# metadata.json before the run (TuxMake's metadata.json in spirit): inputs,
-# versions and hashes of the current VARIANT/FRAGMENTS build, and the command
-# that reproduces the run.
+# metadata.sh <file> <run name> <reproducer command>: the one writer of a
+# run's metadata.json, before the run (TuxMake's metadata.json in spirit):
+# inputs, versions and hashes of the current VARIANT/FRAGMENTS build, and
+# the command that reproduces the run. PLATFORM=hardware (make hw-run): the
+# running kernel instead of the built image and QEMU.
 . "$(dirname "$0")/lib.sh"
 phase_start metadata
 . "$STATE/base.env"
@@ -13,17 +14,22 @@ RUNLIST=${RUNLIST:-$HARNESS_ROOT/selftests/runlist-qemu.txt}
 project_rev=$(git -C "$HARNESS_ROOT" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 [ -n "$(git -C "$HARNESS_ROOT" status --porcelain -- patches kernel-config selftests scripts 2>/dev/null)" ] &&
 	project_rev="$project_rev+local-changes"
-if [ -n "${LLVM:-}" ]; then cc_version=$(clang --version | head -n 1)
-else cc_version=$("${CROSS_COMPILE}gcc" --version | head -n 1); fi
+hw=
+[ "${PLATFORM:-qemu-tcg}" = hardware ] && hw=1
+sha_or_empty() { [ -f "$1" ] && sha256_file "$1"; return 0; }
+qemu_version=""
+[ -z "$hw" ] && qemu_version=$("${QEMU:-qemu-system-aarch64}" --version | head -n 1)
 export M_RUN=$2 M_RUN_ID=${RUN_ID:-} M_L2=${L2:-0} M_L2_IMAGES=${L2_IMAGES:-} M_BASE_NAME=$BASE \
 	M_SKIPLISTS="${SKIPLISTS-<default>}" M_BOOT_TIMEOUT=${BOOT_TIMEOUT:-300} M_WATCHDOG=${WATCHDOG:-} \
 	M_REPRO="$3 (project $project_rev)" M_PROJECT_REV=$project_rev \
 	M_BASE_VERSION=$BASE_VERSION M_BASE_ORIGIN=$BASE_ORIGIN M_BASE_SHA256=$BASE_SHA256 \
 	M_BASE_KIND=$BASE_KIND M_BASE_PKG=$BASE_PKG_VERSION M_SERIES_HASH=$APPLIED_SERIES_HASH \
-	M_SERIES_COUNT=$APPLIED_COUNT M_CONFIG_HASH=$(sha256_file "$BUILD_DIR/.config") \
-	M_FRAGMENTS=$FRAGMENTS M_CC=$cc_version M_SELFTEST_CC="$("${CROSS_COMPILE:-aarch64-linux-gnu-}gcc" --version | head -n 1)" \
-	M_QEMU="$("${QEMU:-qemu-system-aarch64}" --version | head -n 1)" M_HOST_MODE=$HOST_MODE M_GIC=$GIC \
-	M_SMP=$SMP M_MEM=$MEM M_RUNLIST=${RUNLIST#"$HARNESS_ROOT"/} M_PLATFORM=${PLATFORM:-qemu-tcg} M_IMAGE_SHA256=$(sha256_file "$BUILD_DIR/arch/arm64/boot/Image")
+	M_SERIES_COUNT=$APPLIED_COUNT M_CONFIG_HASH=$(sha_or_empty "$BUILD_DIR/.config") \
+	M_FRAGMENTS=${FRAGMENTS:-} M_CC="$([ -z "$hw" ] && kernel_cc_version)" \
+	M_SELFTEST_CC="$("${USER_CROSS}gcc" --version | head -n 1)" \
+	M_QEMU=$qemu_version M_HOST_MODE=${HOST_MODE:-} M_GIC=${GIC:-} \
+	M_SMP=${SMP:-} M_MEM=${MEM:-} M_RUNLIST=${RUNLIST#"$HARNESS_ROOT"/} M_PLATFORM=${PLATFORM:-qemu-tcg} \
+	M_IMAGE_SHA256=$(sha_or_empty "$BUILD_DIR/arch/arm64/boot/Image")
 python3 - "$1" <<'PY'
 import json, os, sys, datetime
 e = os.environ
@@ -36,17 +42,21 @@ meta = {
     "base": {"name": e["M_BASE_NAME"], "version": e["M_BASE_VERSION"], "origin": e["M_BASE_ORIGIN"], "kind": e["M_BASE_KIND"],
              "tarball_sha256": e["M_BASE_SHA256"] or None, "package_version": e["M_BASE_PKG"] or None},
     "series": {"hash": e["M_SERIES_HASH"], "patches": int(e["M_SERIES_COUNT"])},
-    "config": {"fragments": e["M_FRAGMENTS"].split(), "hash": e["M_CONFIG_HASH"]},
-    "image_sha256": e["M_IMAGE_SHA256"],
-    "toolchain": {"kernel": e["M_CC"], "selftests": e["M_SELFTEST_CC"]},
-    "qemu": e["M_QEMU"],
+    "config": {"fragments": e["M_FRAGMENTS"].split(), "hash": e["M_CONFIG_HASH"] or None},
+    "image_sha256": e["M_IMAGE_SHA256"] or None,
+    "toolchain": {"kernel": e["M_CC"] or None, "selftests": e["M_SELFTEST_CC"]},
+    "qemu": e["M_QEMU"] or None,
     "platform": e["M_PLATFORM"],
-    "host_mode": e["M_HOST_MODE"], "gic": int(e["M_GIC"]), "smp": int(e["M_SMP"]), "mem": e["M_MEM"],
+    "host_mode": e["M_HOST_MODE"] or None, "gic": int(e["M_GIC"]) if e["M_GIC"] else None,
+    "smp": int(e["M_SMP"]) if e["M_SMP"] else None, "mem": e["M_MEM"] or None,
     "runlist": e["M_RUNLIST"],
     "skiplists": e["M_SKIPLISTS"],
     "l2": {"enabled": e["M_L2"] == "1", "images": e["M_L2_IMAGES"].split()},
     "boot_timeout": int(e["M_BOOT_TIMEOUT"]), "watchdog": int(e["M_WATCHDOG"]) if e["M_WATCHDOG"] else None,
 }
+if e["M_PLATFORM"] == "hardware":
+    import platform
+    meta.update({"uname_r": platform.release(), "cpus": os.cpu_count(), "boot_timeout": None})
 with open(sys.argv[1], "w") as f:
     json.dump(meta, f, indent=2)
     f.write("\n")

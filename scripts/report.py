@@ -13,9 +13,10 @@ import argparse
 import json
 import os
 import re
-import shlex
 import sys
 import xml.etree.ElementTree as ET
+
+from harnesslib import read_env
 
 RESULT_RE = re.compile(r"^(not ok|ok) (\d+) (?:selftests: (\S+): |bench: )?(\S+)(?:\s+#\s*(.*))?$")
 
@@ -104,17 +105,6 @@ def scan_console(text, deny, allow):
                                "context": lines[max(0, i - 2):i + 25]})
             last = i
     return splats
-
-
-def read_env(path):
-    env = {}
-    if os.path.exists(path):
-        with open(path, encoding="utf-8") as f:
-            for line in f:
-                k, _, v = line.strip().partition("=")
-                if k:
-                    env[k] = " ".join(shlex.split(v)) if v else ""
-    return env
 
 
 def planned_tests(path):

@@ -11,16 +11,32 @@
 # Each test runs as `run_kselftest.sh -t kvm:<path> -o <timeout>` with its
 # arguments in KSELFTEST_<NAME>_ARGS (the runner's own per-test mechanism).
 # Runs in the QEMU guest (busybox sh) and natively on arm64 hosts (dash/bash).
+#
+#   run-tests.sh --print <runlist.tsv>
+#       print the runner command of each test instead (make hw-run --dry-run)
+print=
+[ "$1" = --print ] && { print=1; shift; }
 list=$1
-ksft=$(cd "$2" && pwd) || exit 1
 [ -r "$list" ] || { echo "run-tests.sh: cannot read $list" >&2; exit 1; }
-[ -x "$ksft/run_kselftest.sh" ] || { echo "run-tests.sh: no run_kselftest.sh in $ksft" >&2; exit 1; }
+if [ -z "$print" ]; then
+	ksft=$(cd "$2" && pwd) || exit 1
+	[ -x "$ksft/run_kselftest.sh" ] || { echo "run-tests.sh: no run_kselftest.sh in $ksft" >&2; exit 1; }
+fi
+
+# args_var <test>: the kselftest runner's per-test arguments variable,
+# KSELFTEST_<UPPERCASE_SANITIZED_NAME>_ARGS (kselftest/runner.sh).
+args_var() {
+	echo "KSELFTEST_$(echo "$1" | tr -d '[:blank:][:cntrl:]' | tr -c '[:alnum:]_' '_' |
+		tr '[:lower:]' '[:upper:]')_ARGS"
+}
 
 tab=$(printf '\t')
 total=$(grep -c -E "^(run|skip)$tab" "$list")
-echo "TAP version 13"
-echo "1..$total"
-echo "# harness: kernel $(uname -r), $(nproc) CPUs"
+if [ -z "$print" ]; then
+	echo "TAP version 13"
+	echo "1..$total"
+	echo "# harness: kernel $(uname -r), $(nproc) CPUs"
+fi
 i=0
 while IFS="$tab" read -r kind name a b; do
 	case "$kind" in
@@ -31,6 +47,16 @@ while IFS="$tab" read -r kind name a b; do
 	test=${name%@*}
 	hdr="selftests: kvm: $name"
 	case "$name" in l2-*) hdr="selftests: nested: $name" ;; esac
+	if [ -n "$print" ]; then
+		case "$kind" in
+			skip) echo "skip  $name  # $a" ;;
+			*) case "$name" in
+				l2-*) echo "run   $(dirname "$0")/l2/run-l2.sh $b  # timeout ${a}s" ;;
+				*) echo "run   $(args_var "$test")='$b' run_kselftest.sh -t kvm:<dir>/$test -o $a" ;;
+			   esac ;;
+		esac
+		continue
+	fi
 	if [ "$kind" = skip ]; then
 		echo "# $hdr"
 		echo "ok $i $hdr # SKIP $a"
@@ -61,8 +87,7 @@ while IFS="$tab" read -r kind name a b; do
 		echo "not ok $i $hdr # not built in this tree"
 		continue
 	fi
-	var=KSELFTEST_$(echo "$test" | tr -d '[:blank:][:cntrl:]' | tr -c '[:alnum:]_' '_' |
-		tr '[:lower:]' '[:upper:]')_ARGS
+	var=$(args_var "$test")
 	echo "# harness: run $path timeout=${a}s args=$b"
 	t0=$(date +%s)
 	env "$var=$b" "$ksft/run_kselftest.sh" -t "$path" -o "$a" </dev/null 2>&1 |

@@ -15,15 +15,6 @@ F=$S/tests/fixtures/check
 tmp=$OUT/tests/check-fixtures
 rm -rf "$tmp"
 mkdir -p "$tmp"
-pass=0
-failn=0
-
-result() { # result <case> pass|fail <reason>
-	if [ "$2" = pass ]; then pass=$((pass + 1)); else failn=$((failn + 1)); fi
-	info "$(echo "$2" | tr a-z A-Z) $1${3:+: $3}"
-	[ -n "${RESULTS_TSV:-}" ] && printf 'check-tests/%s\t%s\t%s\n' "$1" "$2" "$3" >>"$RESULTS_TSV"
-	return 0
-}
 
 # expect <case> <patches dir> <patch> <gate> <text in the error output>
 expect() {
@@ -31,13 +22,13 @@ expect() {
 	PATCHES=$dir CHECK_NAME=test-$case CHECK_X86=none CHECK_CLANG=0 "$S"/check.sh >"$log" 2>&1
 	rc=$?
 	if [ $rc -eq 0 ]; then
-		result "$case" fail "make check passed a series it must reject (log: $log)"
+		result "check-tests/$case" fail "make check passed a series it must reject (log: $log)"
 	elif ! grep -qF "ERROR: $patch: $gate:" "$log"; then
-		result "$case" fail "expected 'ERROR: $patch: $gate:', got: $(grep -m1 ERROR "$log" | cut -c1-160) (log: $log)"
+		result "check-tests/$case" fail "expected 'ERROR: $patch: $gate:', got: $(grep -m1 ERROR "$log" | cut -c1-160) (log: $log)"
 	elif ! grep -qF -- "$text" "$log"; then
-		result "$case" fail "the output does not say '$text' (log: $log)"
+		result "check-tests/$case" fail "the output does not say '$text' (log: $log)"
 	else
-		result "$case" pass ""
+		result "check-tests/$case" pass ""
 	fi
 }
 
@@ -48,14 +39,14 @@ mkdir -p "$tmp/build-break"
 cp "$F"/build-break/* "$tmp/build-break/"
 first=$(sed -n '/^[^#]/p' "$F/build-break/series" | head -n 1)
 cp "$HARNESS_ROOT/patches/6.12/$first" "$tmp/build-break/" ||
-	result build-break fail "the real series has no $first any more: update the fixture"
+	result check-tests/build-break fail "the real series has no $first any more: update the fixture"
 expect build-break "$tmp/build-break" 0099-genirq-Look-up-the-descriptor-with-a-helper-that-doe.patch arm64 \
 	"irq_to_desc_checked"
 # ... and the patch before it passed every gate.
 if ! grep -qE "^1 +$first +ok +ok +ok" "$OUT/check/$BASE_NS/test-build-break/table.txt" 2>/dev/null; then
-	result build-break-first-patch fail "row 1 ($first) is not ok in $OUT/check/$BASE_NS/test-build-break/table.txt"
+	result check-tests/build-break-first-patch fail "row 1 ($first) is not ok in $OUT/check/$BASE_NS/test-build-break/table.txt"
 else
-	result build-break-first-patch pass ""
+	result check-tests/build-break-first-patch pass ""
 fi
 
 # sparse and W=1 run as one make call over the touched files: a warning
@@ -67,5 +58,4 @@ expect fuzz "$F/fuzz" 0001-genirq-Say-at-least-one-in-irq_check_status_bit-s-co.
 expect offset "$F/offset" 0001-genirq-Say-at-least-one-in-irq_check_status_bit-s-co.patch apply \
 	"(offset 10 lines)"
 
-status "$pass passed, $failn failed"
-[ $failn -eq 0 ]
+results_end

@@ -15,14 +15,6 @@ phase_start export-test
 S=$HARNESS_ROOT/scripts
 dir=$OUT/tests/export
 log=$OUT/tests/export.log
-pass=0
-failn=0
-result() {
-	if [ "$2" = pass ]; then pass=$((pass + 1)); else failn=$((failn + 1)); fi
-	info "$(echo "$2" | tr a-z A-Z) $1${3:+: $3}"
-	[ -n "${RESULTS_TSV:-}" ] && printf 'export/%s\t%s\t%s\n' "$1" "$2" "$3" >>"$RESULTS_TSV"
-	return 0
-}
 sender_name="Test Sender"
 sender_email="test.sender@example.org"
 as_sender() {
@@ -45,9 +37,9 @@ mkdir -p "$(dirname "$dir")"
 if (cd "$(dirname "$dir")" && as_sender "$sender_name" "$sender_email" \
 	env EXPORT_DIR="$(basename "$dir")" "$S"/export.sh) >"$log" 2>&1 &&
    grep -q 'git am onto .* gives the quilt tree' "$log" && ls "$dir"/0001-*.patch >/dev/null 2>&1; then
-	result export pass "relative EXPORT_DIR: mails in $dir"
+	result export/export pass "relative EXPORT_DIR: mails in $dir"
 else
-	result export fail "$(grep -m1 ERROR "$log" | cut -c1-200) (log: $log; mails in $dir: $(ls "$dir" 2>/dev/null | wc -l))"
+	result export/export fail "$(grep -m1 ERROR "$log" | cut -c1-200) (log: $log; mails in $dir: $(ls "$dir" 2>/dev/null | wc -l))"
 fi
 
 # The mails.
@@ -76,9 +68,9 @@ for p in "${patches[@]}"; do
 done
 grep -l 'invalid\.example' "$dir"/*.patch >/dev/null 2>&1 && problems+=("placeholder identity left in a mail")
 if [ ${#problems[@]} -eq 0 ]; then
-	result export-mails pass ""
+	result export/export-mails pass ""
 else
-	result export-mails fail "$(IFS=';'; echo "${problems[*]}")"
+	result export/export-mails fail "$(IFS=';'; echo "${problems[*]}")"
 fi
 
 # Independently of the export's own proof: series.mbox through git am.
@@ -93,23 +85,22 @@ if [ -d "$repo" ] && git clone -q --shared --no-checkout "$repo" "$v" 2>/dev/nul
 	want=$(cat "$dir/.tree" 2>/dev/null)
 	count=$(git -C "$v" rev-list --count "$(git -C "$repo" rev-parse refs/heads/base)..HEAD")
 	if [ "$got" = "$want" ] && [ "$count" -eq "$total" ]; then
-		result export-git-am pass ""
+		result export/export-git-am pass ""
 	else
-		result export-git-am fail "tree $got ($count commits), export verified $want"
+		result export/export-git-am fail "tree $got ($count commits), export verified $want"
 	fi
 else
-	result export-git-am fail "git am of $dir/series.mbox failed (log: $v.log)"
+	result export/export-git-am fail "git am of $dir/series.mbox failed (log: $v.log)"
 fi
 rm -rf "$v"
 
 if as_sender "KVM arm64 irq-scaling project" irq-scaling@invalid.example \
 	env EXPORT_DIR="$OUT/tests/export-bad" "$S"/export.sh >"$log.bad" 2>&1; then
-	result export-identity fail "export accepted the placeholder identity"
+	result export/export-identity fail "export accepted the placeholder identity"
 elif grep -q "placeholder" "$log.bad"; then
-	result export-identity pass ""
+	result export/export-identity pass ""
 else
-	result export-identity fail "unexpected error: $(grep -m1 ERROR "$log.bad")"
+	result export/export-identity fail "unexpected error: $(grep -m1 ERROR "$log.bad")"
 fi
 
-status "$pass passed, $failn failed"
-[ $failn -eq 0 ]
+results_end

@@ -18,13 +18,6 @@ S=$HARNESS_ROOT/scripts
 FX=$HARNESS_ROOT/scripts/tests/fixtures
 LOGS=$OUT/tests/harness
 mkdir -p "$LOGS"
-failures=0
-
-record() {
-	[ "$2" = pass ] || failures=$((failures + 1))
-	[ -n "${RESULTS_TSV:-}" ] && printf '%s\t%s\t%s\n' "harness/$1" "$2" "$3" >>"$RESULTS_TSV"
-	echo "[harness] harness-tests: $(echo "$2" | tr a-z A-Z) $1${3:+: $3}"
-}
 
 # expect NAME RC REGEX -- CMD...: CMD must exit with status RC ("nonzero" for
 # any non-zero status) and print a line matching REGEX (stdout or stderr).
@@ -34,18 +27,18 @@ expect() {
 	local log=$LOGS/$name.log rc=0
 	timeout "${EXPECT_TIMEOUT:-900}" "$@" >"$log" 2>&1 || rc=$?
 	if [ "$rc" -eq 0 ]; then
-		record "$name" fail "exited 0 (log: $log)"
+		result "harness/$name" fail "exited 0 (log: $log)"
 		return 1
 	fi
 	if [ "$want" != nonzero ] && [ "$rc" -ne "$want" ]; then
-		record "$name" fail "exit status $rc, expected $want (log: $log)"
+		result "harness/$name" fail "exit status $rc, expected $want (log: $log)"
 		return 1
 	fi
 	if ! grep -qE -- "$regex" "$log"; then
-		record "$name" fail "no line matching '$regex' (log: $log)"
+		result "harness/$name" fail "no line matching '$regex' (log: $log)"
 		return 1
 	fi
-	record "$name" pass "exit $rc, '$(grep -m1 -E -- "$regex" "$log" | cut -c1-110)'"
+	result "harness/$name" pass "exit $rc, '$(grep -m1 -E -- "$regex" "$log" | cut -c1-110)'"
 }
 
 # sigterm_case <name> <dir> cmd...: start cmd (which starts <dir>'s stand-in
@@ -62,9 +55,9 @@ sigterm_case() {
 	wait "$pid" 2>/dev/null
 	sleep 2
 	if [ -s "$fq/pid" ] && ! kill -0 "$(cat "$fq/pid")" 2>/dev/null; then
-		record "$name" pass "the stand-in QEMU is gone with its script"
+		result "harness/$name" pass "the stand-in QEMU is gone with its script"
 	else
-		record "$name" fail "QEMU (pid $(cat "$fq/pid" 2>/dev/null)) outlived its script ($(tail -n 1 "$fq/$name.log"))"
+		result "harness/$name" fail "QEMU (pid $(cat "$fq/pid" 2>/dev/null)) outlived its script ($(tail -n 1 "$fq/$name.log"))"
 		[ -s "$fq/pid" ] && kill -9 "$(cat "$fq/pid")" 2>/dev/null
 	fi
 }
@@ -103,8 +96,8 @@ input_cases() {
 	rm -rf "$LOGS/foreign" && mkdir -p "$LOGS/foreign" && echo keep >"$LOGS/foreign/notes.txt"
 	EXPECT_TIMEOUT=30 expect unsafe-export-dir-foreign 2 'exists, is not empty and was not made by the harness' -- \
 		env EXPORT_DIR="$LOGS/foreign" "$S"/export.sh
-	if [ -f "$LOGS/foreign/notes.txt" ]; then record unsafe-export-dir-kept pass "the foreign directory is intact"
-	else record unsafe-export-dir-kept fail "export removed a directory it did not make"; fi
+	if [ -f "$LOGS/foreign/notes.txt" ]; then result harness/unsafe-export-dir-kept pass "the foreign directory is intact"
+	else result harness/unsafe-export-dir-kept fail "export removed a directory it did not make"; fi
 
 	# One harness command per OUT: a second one is refused at once.
 	local lk=$LOGS/locked-out
@@ -125,9 +118,9 @@ input_cases() {
 	if expect stale-summary-rerun 2 'KERNEL_SRC=/nonexistent/linux does not exist' -- \
 		env KERNEL_SRC=/nonexistent/linux RUN_NAME=test-stale "$S"/run.sh; then
 		if [ ! -e "$stale/summary.json" ] && [ ! -e "$OUT/results/summary.json" ]; then
-			record stale-summary-removed pass "no summary.json survives a failed rerun"
+			result harness/stale-summary-removed pass "no summary.json survives a failed rerun"
 		else
-			record stale-summary-removed fail "a previous run's summary.json is still there"
+			result harness/stale-summary-removed fail "a previous run's summary.json is still there"
 		fi
 	fi
 
@@ -138,10 +131,10 @@ input_cases() {
 		for v in "L2='1'" "L2_IMAGES='old=" "SKIPLISTS='" "BOOT_TIMEOUT='100'" "WATCHDOG='2000'"; do
 			grep -qF "$v" "$LOGS/repro.log" || miss="$miss $v"
 		done
-		if [ -z "$miss" ]; then record reproducer-complete pass "$(cut -c1-100 "$LOGS/repro.log")"
-		else record reproducer-complete fail "missing:$miss (log: $LOGS/repro.log)"; fi
+		if [ -z "$miss" ]; then result harness/reproducer-complete pass "$(cut -c1-100 "$LOGS/repro.log")"
+		else result harness/reproducer-complete fail "missing:$miss (log: $LOGS/repro.log)"; fi
 	else
-		record reproducer-complete fail "run.sh --dry-run failed (log: $LOGS/repro.log)"
+		result harness/reproducer-complete fail "run.sh --dry-run failed (log: $LOGS/repro.log)"
 	fi
 
 	# make hw-run --dry-run on a fresh OUT (no state, no skip list for the
@@ -150,9 +143,9 @@ input_cases() {
 	for b in $BASES; do
 		if env -u HARNESS_LOCKED BASE="$b" OUT="$LOGS/fresh-out" "$S"/hw-run.sh --dry-run >"$LOGS/hw-dry-$b.log" 2>&1 &&
 		   grep -q 'run_kselftest.sh -t kvm:.*arch_timer -o' "$LOGS/hw-dry-$b.log"; then
-			record "hw-run-dry-run-fresh-$b" pass "$(grep -c 'run_kselftest.sh' "$LOGS/hw-dry-$b.log") commands printed"
+			result "harness/hw-run-dry-run-fresh-$b" pass "$(grep -c 'run_kselftest.sh' "$LOGS/hw-dry-$b.log") commands printed"
 		else
-			record "hw-run-dry-run-fresh-$b" fail "no runner commands (log: $LOGS/hw-dry-$b.log)"
+			result "harness/hw-run-dry-run-fresh-$b" fail "no runner commands (log: $LOGS/hw-dry-$b.log)"
 		fi
 	done
 	rm -rf "$LOGS/fresh-out"
@@ -165,9 +158,9 @@ input_cases() {
 	if PATH="$LOGS/shim:$PATH" bash -c '. "$1"/lib.sh; set -e; kernel_log_since 0 "$2"; echo "after: rc=$?"' _ "$S" \
 		"$LOGS/kernel-log.txt" >"$LOGS/kernel-log.log" 2>&1 &&
 	   grep -q 'after: rc=0' "$LOGS/kernel-log.log" && grep -q 'kernel log not readable' "$LOGS/kernel-log.txt"; then
-		record kernel-log-unreadable pass "warning and a note, the run goes on"
+		result harness/kernel-log-unreadable pass "warning and a note, the run goes on"
 	else
-		record kernel-log-unreadable fail "$(tail -n 2 "$LOGS/kernel-log.log" | tr '\n' ' ')"
+		result harness/kernel-log-unreadable fail "$(tail -n 2 "$LOGS/kernel-log.log" | tr '\n' ' ')"
 	fi
 
 	# The static-link guard: a dynamically linked arm64 binary is found
@@ -183,10 +176,10 @@ input_cases() {
 			ln -sf "$tool" "$LOGS/elf/nofile/${tool##*/}"
 		done
 		got=$(PATH="$LOGS/elf/nofile" "$BASH" -c '. "$1"/lib.sh; dynamic_binaries "$2"' _ "$S" "$LOGS/elf/kvm" 2>&1)
-		if [ "$got" = dyn ]; then record static-link-guard pass "dyn found, stat not, no 'file' on PATH"
-		else record static-link-guard fail "got '$got'"; fi
+		if [ "$got" = dyn ]; then result harness/static-link-guard pass "dyn found, stat not, no 'file' on PATH"
+		else result harness/static-link-guard fail "got '$got'"; fi
 	else
-		record static-link-guard fail "cannot compile the fixture binaries ($LOGS/elf/cc.log)"
+		result harness/static-link-guard fail "cannot compile the fixture binaries ($LOGS/elf/cc.log)"
 	fi
 
 	# SIGTERM to boot-qemu.sh stops QEMU too, and run-l2.sh (in the L1
@@ -213,17 +206,17 @@ input_cases() {
 		echo new >"$fb/linux/kernel/new.c"
 		if ! "$S"/base-verify.sh "$fb" >"$fb.out" 2>&1 &&
 		   grep -q 'changed: 1 file(s) differ from the manifest (./kernel/irq.c ), 1 added (./kernel/new.c )' "$fb.out"; then
-			record base-cache-modified-file pass "$(cut -c1-100 "$fb.out")"
+			result harness/base-cache-modified-file pass "$(cut -c1-100 "$fb.out")"
 		else
-			record base-cache-modified-file fail "$(cat "$fb.out")"
+			result harness/base-cache-modified-file fail "$(cat "$fb.out")"
 		fi
 	else
-		record base-cache-modified-file fail "no manifest or an unchanged tree failed (log: $fb.log)"
+		result harness/base-cache-modified-file fail "no manifest or an unchanged tree failed (log: $fb.log)"
 	fi
 
 	# The cases below work on a work tree of their own.
 	"$S"/base-tree.sh >"$LOGS/base.log" 2>&1 ||
-		{ record base-tree fail "cannot prepare the base tree (log: $LOGS/base.log)"; return; }
+		{ result harness/base-tree fail "cannot prepare the base tree (log: $LOGS/base.log)"; return; }
 	. "$STATE/base.env"
 
 	# A run-list test without source in the tree: skipped (with the patch
@@ -232,9 +225,9 @@ input_cases() {
 	if python3 "$S"/runlist.py "$LOGS/rl-series.txt" --tree "$BASE_DIR" \
 		--patches "$HARNESS_ROOT/patches/6.12" -o "$LOGS/rl-series.tsv" >/dev/null 2>&1 &&
 	   grep -qP '^skip\tvgic_irqfd\tnot in this tree: 0007-' "$LOGS/rl-series.tsv"; then
-		record runlist-test-from-series pass "vgic_irqfd on the base: skipped, 0007 adds it"
+		result harness/runlist-test-from-series pass "vgic_irqfd on the base: skipped, 0007 adds it"
 	else
-		record runlist-test-from-series fail "$(cat "$LOGS/rl-series.tsv" 2>/dev/null | head -n 1)"
+		result harness/runlist-test-from-series fail "$(cat "$LOGS/rl-series.tsv" 2>/dev/null | head -n 1)"
 	fi
 	# Nested (l2-*) entries: no tree lookup; skipped with the reason when
 	# the initramfs has no nested kit, run when it has.
@@ -245,9 +238,9 @@ input_cases() {
 	   python3 "$S"/runlist.py "$LOGS/rl-l2.txt" --tree "$BASE_DIR" --patches "$HARNESS_ROOT/patches/6.12" \
 		-o "$LOGS/rl-l2-on.tsv" >/dev/null 2>&1 &&
 	   grep -qP '^run\tl2-pv-guest\t600\t-smp 4 -expect present$' "$LOGS/rl-l2-on.tsv"; then
-		record runlist-nested-entries pass "l2-pv-guest: skipped with the reason without L2, run with it"
+		result harness/runlist-nested-entries pass "l2-pv-guest: skipped with the reason without L2, run with it"
 	else
-		record runlist-nested-entries fail "$(cat "$LOGS/rl-l2-off.tsv" "$LOGS/rl-l2-on.tsv" 2>/dev/null | tr '\n' '|')"
+		result harness/runlist-nested-entries fail "$(cat "$LOGS/rl-l2-off.tsv" "$LOGS/rl-l2-on.tsv" 2>/dev/null | tr '\n' '|')"
 	fi
 	printf 'vgic_irqdf 300\n' >"$LOGS/rl-typo.txt"
 	expect runlist-misspelt-test 2 "test 'vgic_irqdf' has no source in .* and no patch in .* adds it" -- \
@@ -261,28 +254,28 @@ input_cases() {
 		# Nothing half-patched: the first (good) patch was rolled back too.
 		if cmp -s "$WORK/$VARIANT/src/virt/lib/irqbypass.c" "$BASE_DIR/virt/lib/irqbypass.c" &&
 		   [ ! -e "$WORK/$VARIANT/applied.env" ]; then
-			record failed-apply-leaves-base pass "work tree back at the base, no stamp"
+			result harness/failed-apply-leaves-base pass "work tree back at the base, no stamp"
 		else
-			record failed-apply-leaves-base fail "work tree differs from the base after a failed apply"
+			result harness/failed-apply-leaves-base fail "work tree differs from the base after a failed apply"
 		fi
 	fi
 	expect patch-needs-fuzz 2 '0001-fuzzy.patch applies only with fuzz; fuzz is an error here' -- \
 		env PATCHES="$FX/fuzz-series" "$S"/apply-series.sh
 	if env PATCHES="$FX/empty-series" "$S"/apply-series.sh >"$LOGS/empty-series.log" 2>&1; then
-		record empty-series-is-base pass "$(tail -n 1 "$LOGS/empty-series.log" | cut -c1-100)"
+		result harness/empty-series-is-base pass "$(tail -n 1 "$LOGS/empty-series.log" | cut -c1-100)"
 		expect fragment-symbol-dropped 2 \
 			"CONFIG_KVM_INTEL: bad-fragment.config requests 'CONFIG_KVM_INTEL=y', final .config has '<absent" -- \
 			env FRAGMENTS="kvm-host $FX/bad-fragment.config" "$S"/config.sh
 	else
-		record empty-series-is-base fail "an empty series did not apply (log: $LOGS/empty-series.log)"
+		result harness/empty-series-is-base fail "an empty series did not apply (log: $LOGS/empty-series.log)"
 	fi
 	expect hw-run-refuses-non-arm64 2 'hw-run: ERROR: .*(not an arm64 host|no /dev/kvm)' -- \
 		"$S"/hw-run.sh
 	if "$S"/hw-run.sh --dry-run >"$LOGS/hw-dry-run.log" 2>&1 &&
 	   grep -q 'run_kselftest.sh -t kvm:.*arch_timer -o' "$LOGS/hw-dry-run.log"; then
-		record hw-run-dry-run pass "$(grep -c 'run_kselftest.sh' "$LOGS/hw-dry-run.log") commands printed"
+		result harness/hw-run-dry-run pass "$(grep -c 'run_kselftest.sh' "$LOGS/hw-dry-run.log") commands printed"
 	else
-		record hw-run-dry-run fail "dry run did not print the runner commands (log: $LOGS/hw-dry-run.log)"
+		result harness/hw-run-dry-run fail "dry run did not print the runner commands (log: $LOGS/hw-dry-run.log)"
 	fi
 
 	# make kunit on a work tree that does not exist yet (a fresh clone):
@@ -290,9 +283,9 @@ input_cases() {
 	rm -rf "$WORK/kunit-fresh"
 	if env VARIANT=kunit-fresh "$S"/kunit.sh fragment "$LOGS/kunit-fresh.config" >"$LOGS/kunit-fresh.log" 2>&1 &&
 	   grep -q '^CONFIG_KUNIT=y' "$LOGS/kunit-fresh.config"; then
-		record kunit-fresh-tree pass "$(tail -n 1 "$LOGS/kunit-fresh.log" | cut -c1-100)"
+		result harness/kunit-fresh-tree pass "$(tail -n 1 "$LOGS/kunit-fresh.log" | cut -c1-100)"
 	else
-		record kunit-fresh-tree fail "$(grep -m1 ERROR "$LOGS/kunit-fresh.log") (log: $LOGS/kunit-fresh.log)"
+		result harness/kunit-fresh-tree fail "$(grep -m1 ERROR "$LOGS/kunit-fresh.log") (log: $LOGS/kunit-fresh.log)"
 	fi
 	rm -rf "$WORK/kunit-fresh"
 }
@@ -302,9 +295,9 @@ tiny_initramfs() {
 	local init=$1 out=$2 d
 	d=$(mktemp -d)
 	mkdir -p "$d/bin" "$d/proc" "$d/dev"
-	cp "$(dpkg -L busybox-static:arm64 | grep -m1 '/busybox$')" "$d/bin/busybox"
+	cp "$(busybox_arm64)" "$d/bin/busybox"
 	cp "$init" "$d/init"
-	(cd "$d" && find . | cpio --quiet -o -H newc -R 0:0 >"$out")
+	pack_cpio "$d" "$out"
 	rm -rf "$d"
 }
 
@@ -313,7 +306,7 @@ guest_cases() {
 	image=$(ls -t "$WORK"/*/build-kvm-host/arch/arm64/boot/Image 2>/dev/null | head -n 1)
 	if [ -z "$image" ]; then
 		for c in guest-hang guest-panic guest-silent initramfs-disk-full; do
-			record "$c" fail "no kernel Image built for BASE=$BASE (the first run failed)"
+			result "harness/$c" fail "no kernel Image built for BASE=$BASE (the first run failed)"
 		done
 		return
 	fi
@@ -338,9 +331,9 @@ guest_cases() {
 			--splats "$HARNESS_ROOT/selftests/console-splats.txt" >"$LOGS/silent/report.log" 2>&1
 		if python3 -c 'import json, sys; s = json.load(open(sys.argv[1])); assert s["boot"]["result"] == "hang-boot" and s["totals"]["errors"] == 4, s["totals"]' \
 			"$LOGS/silent/summary.json" 2>>"$LOGS/silent/report.log" && [ -s "$LOGS/silent/junit.xml" ]; then
-			record guest-silent-report pass "summary.json (hang-boot, 1 failed, 4 not run) and junit.xml"
+			result harness/guest-silent-report pass "summary.json (hang-boot, 1 failed, 4 not run) and junit.xml"
 		else
-			record guest-silent-report fail "no report for a guest that never came up (log: $LOGS/silent/report.log)"
+			result harness/guest-silent-report fail "no report for a guest that never came up (log: $LOGS/silent/report.log)"
 		fi
 	fi
 
@@ -352,7 +345,7 @@ guest_cases() {
 			_ "$LOGS/disk-full" "$S"
 		rm -rf "$LOGS/disk-full"
 	else
-		record initramfs-disk-full fail "no installed selftests in $WORK/patched/build-kvm-host"
+		result harness/initramfs-disk-full fail "no installed selftests in $WORK/patched/build-kvm-host"
 	fi
 }
 
@@ -361,5 +354,4 @@ case "${1:-}" in
 	guest) guest_cases ;;
 	*) echo "usage: $0 input|guest" >&2; exit 2 ;;
 esac
-[ "$failures" -eq 0 ] || { echo "[harness] harness-tests: $failures case(s) failed" >&2; exit 1; }
-exit 0
+results_end

@@ -41,6 +41,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "metric.h"
+
 #define GUEST_CODE_GPA	0x40000000UL
 #define GUEST_MEM_SIZE	0x10000UL
 #define MMIO_GPA	0x0a000000UL	/* outside every memslot */
@@ -124,6 +126,7 @@ static void measure(int n, bool kernel_irqchip, bool pin, double secs, int ncpus
 	struct timespec t0, t1;
 	uint64_t addr, total = 0;
 	bool pinned = pin && n <= ncpus;
+	char tag[32], params[96], name[96];
 	void *ram;
 	int vm, i;
 
@@ -195,7 +198,13 @@ static void measure(int n, bool kernel_irqchip, bool pin, double secs, int ncpus
 	}
 	printf("],\"per_vcpu\":%.1f,\"aggregate\":%.1f}\n",
 	       total / secs / n, total / secs);
-	fflush(stdout);
+	snprintf(tag, sizeof(tag), "%d vCPUs%s", n, pinned ? "" : " unpinned");
+	snprintf(params, sizeof(params), "\"vcpus\":%d,\"pinned\":%s,\"irqchip\":\"%s\"",
+		 n, pinned ? "true" : "false", kernel_irqchip ? "kernel" : "user");
+	snprintf(name, sizeof(name), "exits/s per vCPU, %s", tag);
+	bench_metric(name, params, "exits/s", "rate", "higher", total / secs / n);
+	snprintf(name, sizeof(name), "exits/s aggregate, %s", tag);
+	bench_metric(name, params, "exits/s", "rate", "higher", total / secs);
 
 	for (i = 0; i < n; i++) {
 		munmap(vcpus[i].run, run_size);

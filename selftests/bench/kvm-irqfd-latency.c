@@ -35,6 +35,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "metric.h"
+
 #define GICD_GPA	0x08000000UL
 #define GICR_GPA	0x080a0000UL
 #define NR_SPIS		64
@@ -133,13 +135,40 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static void print_pct(const char *name, uint64_t *v, int n)
+/* p50, p99 and max of v[0..n-1] (sorts v). */
+static void pct(uint64_t *v, int n, uint64_t out[3])
 {
 	qsort(v, n, sizeof(*v), cmp_u64);
+	out[0] = v[n / 2];
+	out[1] = v[(int)((n - 1) * 0.99)];
+	out[2] = v[n - 1];
+}
+
+static void print_pct(const char *name, uint64_t *v, int n)
+{
+	uint64_t p[3];
+
+	pct(v, n, p);
 	printf("\"%s\":{\"p50\":%llu,\"p99\":%llu,\"max\":%llu}", name,
-	       (unsigned long long)v[n / 2],
-	       (unsigned long long)v[(int)((n - 1) * 0.99)],
-	       (unsigned long long)v[n - 1]);
+	       (unsigned long long)p[0], (unsigned long long)p[1], (unsigned long long)p[2]);
+}
+
+/* The structured metrics: KVM_IRQFD <op> p50/p99/max, lower is better. */
+static void report_ops(const char *op, uint64_t *v, int n, int nbg, int nfds)
+{
+	static const char *const which[] = { "p50", "p99", "max" };
+	char name[96], params[96];
+	uint64_t p[3];
+	int i;
+
+	pct(v, n, p);
+	for (i = 0; i < 3; i++) {
+		snprintf(name, sizeof(name), "KVM_IRQFD %s %s, %d background VMs", op, which[i], nbg);
+		snprintf(params, sizeof(params),
+			 "\"op\":\"%s\",\"stat\":\"%s\",\"background_vms\":%d,\"irqfds_per_vm\":%d",
+			 op, which[i], nbg, nfds);
+		bench_metric(name, params, "ns", "latency", "lower", (double)p[i]);
+	}
 }
 
 int main(int argc, char **argv)
@@ -226,6 +255,8 @@ int main(int argc, char **argv)
 	printf(",");
 	print_pct("deassign_ns", ds, n);
 	printf("}\n");
+	report_ops("assign", as, n, made, nfds);
+	report_ops("deassign", ds, n, made, nfds);
 	for (i = 0; i < made; i++)
 		vm_destroy(&bg[i], nfds);
 	return 0;

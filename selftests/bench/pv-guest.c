@@ -57,6 +57,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "metric.h"
+
 #define MAX_CPUS 256
 #define PV_FILE "/sys/kernel/debug/pv_preempted"
 
@@ -250,6 +252,7 @@ static int mmap_bench(double secs, int threads)
 {
 	pthread_t th[MAX_CPUS];
 	unsigned long long c0;
+	char params[32];
 	double t0, t;
 
 	if (threads < 1 || threads > MAX_CPUS)
@@ -264,9 +267,12 @@ static int mmap_bench(double secs, int threads)
 	t = now() - t0;
 	printf("mmap threads %d ops %lu rate %.0f/s\n", threads,
 	       (unsigned long)total_ops, total_ops / t);
+	snprintf(params, sizeof(params), "\"threads\":%d", threads);
+	bench_metric("mmap/munmap rate in the L2 guest", params, "ops/s", "rate", "higher",
+		     total_ops / t);
 	/* Sleeping instead of spinning shows here: switches per operation. */
-	printf("mmap context switches per 1000 ops %.0f\n",
-	       total_ops ? 1000.0 * (ctxt_switches() - c0) / total_ops : 0.0);
+	bench_metric("context switches per 1000 mmap ops in the L2 guest", params, "switches",
+		     "tally", "lower", total_ops ? 1000.0 * (ctxt_switches() - c0) / total_ops : 0.0);
 	return 0;
 }
 
@@ -275,6 +281,7 @@ static int spawn_bench(double secs, int procs)
 	int fds[MAX_CPUS][2];
 	unsigned long total = 0;
 	unsigned long long c0;
+	char params[32];
 	double t0, t;
 
 	if (procs < 1 || procs > MAX_CPUS)
@@ -318,8 +325,10 @@ static int spawn_bench(double secs, int procs)
 	}
 	t = now() - t0;
 	printf("spawn procs %d execs %lu rate %.0f/s\n", procs, total, total / t);
-	printf("spawn context switches per 1000 execs %.0f\n",
-	       total ? 1000.0 * (ctxt_switches() - c0) / total : 0.0);
+	snprintf(params, sizeof(params), "\"procs\":%d", procs);
+	bench_metric("fork+exec rate in the L2 guest", params, "execs/s", "rate", "higher", total / t);
+	bench_metric("context switches per 1000 fork+execs in the L2 guest", params, "switches",
+		     "tally", "lower", total ? 1000.0 * (ctxt_switches() - c0) / total : 0.0);
 	return 0;
 }
 
@@ -335,6 +344,7 @@ static inline unsigned long cntvct(void)
 static int wfe_wait(long count)
 {
 	unsigned long freq, max = 0, sum = 0;
+	char params[32];
 
 	asm volatile("mrs %0, cntfrq_el0" : "=r"(freq));
 	if (count < 1 || !freq)
@@ -356,6 +366,9 @@ static int wfe_wait(long count)
 	       "unknown"
 #endif
 	       );
+	snprintf(params, sizeof(params), "\"count\":%ld", count);
+	bench_metric("WFE wait with no event but the stream, mean", params, "us", "latency", "lower",
+		     1e6 * sum / count / freq);
 	return 0;
 }
 #else

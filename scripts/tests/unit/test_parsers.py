@@ -54,6 +54,26 @@ class LockSitesTest(unittest.TestCase):
         self.assertEqual(sum(d["kvm->srcu"].values()), 1920 - 297)
 
 
+class StructuredMetricTest(unittest.TestCase):
+    def test_structured_lines(self):
+        lines = ['{"metric":"fork+exec rate in the L2 guest","params":{"procs":2},"unit":"execs/s",'
+                 '"kind":"rate","better":"higher","value":812.5}',
+                 '[l2] {"metric":"WFE wait mean","params":{},"unit":"us","kind":"latency",'
+                 '"better":"lower","value":3.25}',
+                 '{"benchmark":"exit-loop","per_vcpu":1}', "Rate: 40000.0 LPIs/sec", "noise"]
+        self.assertEqual(bench.metrics_from_output(lines), [
+            ("fork+exec rate in the L2 guest", "rate", "execs/s", 812.5),
+            ("WFE wait mean", "latency", "us", 3.25),
+            ("LPI injection rate", "rate", "LPIs/s", 40000.0)])
+        self.assertEqual(bench.better("latency", "WFE wait mean"), "lower")
+
+    def test_declared_direction_wins(self):
+        bench.metrics_from_output(['{"metric":"odd rate","params":{},"unit":"x/s","kind":"rate",'
+                                   '"better":"lower","value":1}'])
+        self.assertEqual(bench.better("rate", "odd rate"), "lower")
+        self.assertEqual(bench.better("rate", "another rate"), "higher")
+
+
 def bench_py(*args):
     return subprocess.run([sys.executable, os.path.join(SCRIPTS, "bench.py")] + list(args),
                           capture_output=True, text=True)
