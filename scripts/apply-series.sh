@@ -24,7 +24,6 @@ phase_start apply
 need_tools quilt patch rsync
 
 VARIANT=${VARIANT:-patched}
-PATCHES=$PATCHES
 PATCHES=$(cd "$PATCHES" 2>/dev/null && pwd) || die "PATCHES=$PATCHES does not exist"
 [ -f "$PATCHES/series" ] || die "$PATCHES/series not found" "create it (an empty series is valid)"
 

@@ -18,7 +18,6 @@ REPS=${REPS:-3}
 export FRAGMENTS=${FRAGMENTS:-kvm-host debug}
 export HOST_MODE=${HOST_MODE:-vhe} GIC=${GIC:-3} SMP=${SMP:-4} MEM=${MEM:-3G}
 BENCHLIST=${BENCHLIST:-$HARNESS_ROOT/selftests/benchlist-qemu.txt}
-PATCHES=$PATCHES
 BENCH_DIR=$RESULTS_DIR/bench
 case "$REPS" in ''|*[!0-9]*|0) PHASE=bench die "REPS=$REPS: give a positive number" ;; esac
 [ -f "$BENCHLIST" ] || PHASE=bench die "benchmark list $BENCHLIST not found"

@@ -37,7 +37,6 @@ VARIANT=${VARIANT:-check}
 CHECK_X86=${CHECK_X86:-all}
 CHECK_CLANG=${CHECK_CLANG:-1}
 case "$CHECK_X86" in all|final|none) ;; *) die "CHECK_X86=$CHECK_X86" "use all, final or none" ;; esac
-PATCHES=$PATCHES
 PATCHES=$(cd "$PATCHES" 2>/dev/null && pwd) || die "PATCHES=$PATCHES does not exist"
 [ -f "$PATCHES/series" ] || die "$PATCHES/series not found"
 export VARIANT PATCHES

@@ -30,7 +30,6 @@ lock_out
 S=$HARNESS_ROOT/scripts
 need_tools git python3
 
-PATCHES=$PATCHES
 PATCHES=$(cd "$PATCHES" 2>/dev/null && pwd) || die "PATCHES=$PATCHES does not exist"
 # Relative paths are relative to where make export was started: resolved
 # now, before any cd.

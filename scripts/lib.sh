@@ -59,9 +59,16 @@ WORK=$OUT/work/$BASE_NS
 STATE=$OUT/state/$BASE_NS
 RESULTS_DIR=$OUT/results/$BASE_NS
 SERIES_DEFAULT=$HARNESS_ROOT/patches/$BASE
-PATCHES=${PATCHES:-$SERIES_DEFAULT}
-case "$PATCHES" in /*) ;; *) PATCHES=$PWD/$PATCHES ;; esac
-export BASE BASE_NS WORK STATE RESULTS_DIR PATCHES
+# PATCHES given by the user is exported (absolute) to every child; the
+# default is not, so that a child started with another BASE (make test)
+# takes its own base's series.
+if [ -n "${PATCHES:-}" ]; then
+	case "$PATCHES" in /*) ;; *) PATCHES=$PWD/$PATCHES ;; esac
+	export PATCHES
+else
+	PATCHES=$SERIES_DEFAULT
+fi
+export BASE BASE_NS WORK STATE RESULTS_DIR
 
 # Cross toolchain and kernel build variables shared by every phase.
 # KARCH=x86_64 (make check only) builds the kernel for x86_64 instead, with

@@ -90,6 +90,15 @@ input_cases() {
 	EXPECT_TIMEOUT=30 expect early-fragment 2 "config fragment 'nosuch' not found" -- env FRAGMENTS="kvm-host nosuch" "$S"/run.sh
 	EXPECT_TIMEOUT=30 expect unsafe-run-name 2 "RUN_NAME='..' is not a plain name" -- env RUN_NAME=.. "$S"/run.sh
 
+	# A child started with another BASE (make test runs both bases from
+	# one process) takes its own base's series, not its parent's default.
+	got=$(env -u PATCHES BASE=mainline bash -c '. "$1"/lib.sh; BASE=6.12 bash -c ". \"\$1\"/lib.sh; echo \$PATCHES" _ "$1"' _ "$S")
+	if [ "$got" = "$HARNESS_ROOT/patches/6.12" ]; then
+		record series-per-base pass "BASE=6.12 under a BASE=mainline parent: patches/6.12"
+	else
+		record series-per-base fail "BASE=6.12 under a BASE=mainline parent got PATCHES=$got"
+	fi
+
 	# Directories the harness would rm -rf: never one it did not make.
 	EXPECT_TIMEOUT=30 expect unsafe-export-dir-home 2 'EXPORT_DIR=.* holds .*refusing to remove it' -- \
 		env EXPORT_DIR="${HOME:-/root}" "$S"/export.sh
