@@ -94,9 +94,9 @@ input_cases() {
 	# one process) takes its own base's series, not its parent's default.
 	got=$(env -u PATCHES BASE=mainline bash -c '. "$1"/lib.sh; BASE=6.12 bash -c ". \"\$1\"/lib.sh; echo \$PATCHES" _ "$1"' _ "$S")
 	if [ "$got" = "$HARNESS_ROOT/patches/6.12" ]; then
-		record series-per-base pass "BASE=6.12 under a BASE=mainline parent: patches/6.12"
+		result harness/series-per-base pass "BASE=6.12 under a BASE=mainline parent: patches/6.12"
 	else
-		record series-per-base fail "BASE=6.12 under a BASE=mainline parent got PATCHES=$got"
+		result harness/series-per-base fail "BASE=6.12 under a BASE=mainline parent got PATCHES=$got"
 	fi
 
 	# Directories the harness would rm -rf: never one it did not make.
