@@ -33,6 +33,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import lockstat  # noqa: E402
 import report    # noqa: E402  (the TAP parser)
+from harnesslib import ListError, list_entries  # noqa: E402
 
 
 class BenchError(Exception):
@@ -40,26 +41,17 @@ class BenchError(Exception):
 
 
 def parse_benchlist(path):
-    entries, seen = [], set()
-    with open(path, encoding="utf-8") as f:
-        for lineno, raw in enumerate(f, 1):
-            line = raw.split("#", 1)[0].strip()
-            if not line:
-                continue
-            fields = line.split(None, 4)
-            where = f"{path}:{lineno}"
+    entries = []
+    try:
+        for where, fields in list_entries(path, 5, "<name> <timeout> <classes|-> <program> [args]"):
             if len(fields) < 4:
                 raise BenchError(f"{where}: expected '<name> <timeout> <classes|-> <program> [args]'")
             name, timeout, classes, prog = fields[:4]
-            args = fields[4] if len(fields) > 4 else ""
-            if not timeout.isdigit() or int(timeout) <= 0:
-                raise BenchError(f"{where}: timeout of {name} must be positive seconds")
-            if name in seen:
-                raise BenchError(f"{where}: {name} listed twice")
-            seen.add(name)
             entries.append({"name": name, "timeout": int(timeout),
                             "classes": [] if classes == "-" else classes.split(","),
-                            "program": prog, "args": args})
+                            "program": prog, "args": fields[4] if len(fields) > 4 else ""})
+    except ListError as e:
+        raise BenchError(str(e)) from None
     return entries
 
 

@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 """Shared Python helpers of the harness: one owner per format.
 
-read_env()   the env files written by lib.sh's write_env (VAR=<%q value>)
+read_env()      the env files written by lib.sh's write_env (VAR=<%q value>)
+list_entries()  the run lists and benchmark lists ("<name> <timeout> ..."
+                lines, '#' comments), with their shared checks
 """
 import os
 import shlex
@@ -22,3 +24,32 @@ def read_env(path):
             words = shlex.split(v) if v else [""]
             env[k] = words[0] if words else ""
     return env
+
+
+class ListError(Exception):
+    """A malformed run list or benchmark list line (the message names it)."""
+
+
+def list_entries(path, nfields, usage):
+    """(where, fields) for each entry of a list file: '#' starts a comment,
+    blank lines are skipped, fields[0] is a name listed once, fields[1] a
+    positive number of seconds; the line is split into at most nfields
+    fields (the last keeps its spaces). usage describes the format."""
+    seen = {}
+    with open(path, encoding="utf-8") as f:
+        for lineno, raw in enumerate(f, 1):
+            line = raw.split("#", 1)[0].strip()
+            if not line:
+                continue
+            fields = line.split(None, nfields - 1)
+            where = f"{path}:{lineno}"
+            if len(fields) < 2:
+                raise ListError(f"{where}: expected '{usage}', got '{line}'")
+            name, timeout = fields[0], fields[1]
+            if not timeout.isdigit() or int(timeout) <= 0:
+                raise ListError(f"{where}: timeout of {name} must be a positive number of seconds, "
+                                f"got '{timeout}'")
+            if name in seen:
+                raise ListError(f"{where}: {name} already listed at line {seen[name]}")
+            seen[name] = lineno
+            yield where, fields

@@ -35,6 +35,8 @@ import os
 import re
 import sys
 
+from harnesslib import ListError, list_entries
+
 
 class RunListError(Exception):
     pass
@@ -42,26 +44,15 @@ class RunListError(Exception):
 
 def parse_runlist(path):
     tests = []
-    seen = {}
-    with open(path, encoding="utf-8") as f:
-        for lineno, raw in enumerate(f, 1):
-            line = raw.split("#", 1)[0].strip()
-            if not line:
-                continue
-            fields = line.split(None, 2)
-            where = f"{path}:{lineno}"
-            if len(fields) < 2:
-                raise RunListError(f"{where}: expected '<test> <timeout> [args]', got '{line}'")
+    try:
+        for where, fields in list_entries(path, 3, "<test> <timeout> [args]"):
             name, timeout = fields[0], fields[1]
-            if not timeout.isdigit() or int(timeout) <= 0:
-                raise RunListError(f"{where}: timeout of {name} must be a positive number of seconds, got '{timeout}'")
-            if name in seen:
-                raise RunListError(f"{where}: {name} already listed at line {seen[name]}")
-            seen[name] = lineno
             args = fields[2] if len(fields) > 2 else ""
             if "\t" in args:
                 raise RunListError(f"{where}: arguments of {name} contain a tab")
             tests.append((name, int(timeout), args))
+    except ListError as e:
+        raise RunListError(str(e)) from None
     return tests
 
 
