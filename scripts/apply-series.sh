@@ -129,11 +129,6 @@ done
 
 APPLIED_BASE_ID=$BASE_ID APPLIED_SERIES_HASH=$shash APPLIED_PATCHES=$PATCHES APPLIED_COUNT=${#patches[@]}
 write_env "$stamp" APPLIED_BASE_ID APPLIED_SERIES_HASH APPLIED_PATCHES APPLIED_COUNT
-APPLIED_BASE_ID='$BASE_ID'
-APPLIED_SERIES_HASH='$shash'
-APPLIED_PATCHES='$PATCHES'
-APPLIED_COUNT='${#patches[@]}'
-EOT
 if [ ${#patches[@]} -eq 0 ]; then
 	status "work tree '$VARIANT' = base $BASE_VERSION (empty series)"
 else

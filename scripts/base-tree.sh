@@ -148,14 +148,6 @@ version=$(kernel_version "$dir/linux")
 BASE_DIR=$dir/linux BASE_ID=$id BASE_KIND=$kind BASE_VERSION=$version BASE_ORIGIN=$origin \
 	BASE_SHA256=$sha BASE_PKG_VERSION=$pkgver
 write_env "$STATE/base.env" BASE_DIR BASE_ID BASE_KIND BASE_VERSION BASE_ORIGIN BASE_SHA256 BASE_PKG_VERSION
-BASE_DIR='$dir/linux'
-BASE_ID='$id'
-BASE_KIND='$kind'
-BASE_VERSION='$version'
-BASE_ORIGIN='$origin'
-BASE_SHA256='$sha'
-BASE_PKG_VERSION='$pkgver'
-EOT
 
 # The series records the base it was last checked against; another stable
 # release of it is worth a warning, not a failure.

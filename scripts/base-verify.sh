@@ -30,7 +30,9 @@ man=$dir/manifest.sha256
 	"remove $dir; the next run unpacks it again with a manifest"
 cd "$dir/linux" || die "no tree in $dir"
 changed=$(sha256sum -c --quiet "$man" 2>/dev/null | sed -n 's/: FAILED.*$//p; s/: FAILED open or read$//p' | sort -u)
-added=$(find . -type f | LC_ALL=C sort | LC_ALL=C comm -23 - <(awk '{ print $2 }' "$man" | LC_ALL=C sort))
+# The manifest's path is everything after "<64 hex digits><2 spaces>" (paths
+# with spaces exist: tools/testing/selftests/devices/probe/boards/).
+added=$(find . -type f | LC_ALL=C sort | LC_ALL=C comm -23 - <(cut -c67- "$man" | LC_ALL=C sort))
 n=$(wc -l <"$man")
 if [ -z "$changed" ] && [ -z "$added" ]; then
 	echo "unchanged: $n files as unpacked"

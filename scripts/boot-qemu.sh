@@ -138,12 +138,6 @@ if [ -z "$result" ]; then
 fi
 BOOT_RESULT=$result BOOT_SECONDS=$dur BOOT_UP_SECONDS=${up:-} KERNEL_CMDLINE=$cmdline QEMU_MACHINE=$machine
 write_env "$RUN_DIR/boot.env" BOOT_RESULT BOOT_SECONDS BOOT_UP_SECONDS KERNEL_CMDLINE QEMU_MACHINE
-BOOT_RESULT='$result'
-BOOT_SECONDS='$dur'
-BOOT_UP_SECONDS='${up:-}'
-KERNEL_CMDLINE='$cmdline'
-QEMU_MACHINE='$machine'
-EOT
 
 case "$result" in
 	done)

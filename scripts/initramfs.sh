@@ -104,9 +104,4 @@ pack_cpio "$stage" "$initrd"
 rm -rf "$stage"
 INITRD=$initrd TESTS_TIMEOUT=$total TESTS_RUN=$nrun TESTS_SKIP=$nskip
 write_env "$RUN_DIR/initramfs.env" INITRD TESTS_TIMEOUT TESTS_RUN TESTS_SKIP
-INITRD='$initrd'
-TESTS_TIMEOUT='$total'
-TESTS_RUN='$nrun'
-TESTS_SKIP='$nskip'
-EOT
 status "$(du -m "$initrd" | cut -f1) MB initramfs, $nrun ${MODE:-tests} to run, $nskip skipped (timeouts sum ${total}s)"

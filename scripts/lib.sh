@@ -346,13 +346,15 @@ prepare_native_selftests() {
 # skip-<platform>-<mode>.txt, skip-<platform>-gicv<N>.txt and
 # skip-base-<major>.<minor>.txt and skip-<platform>-base-<major>.<minor>.txt
 # for the prepared base tree (or, before it is prepared, the version its
-# series was checked against).
+# series was checked against), and skip-<platform>-<fragment>.txt for each
+# config fragment of FRAGMENTS.
 default_skiplists() {
 	local platform=$1 mode=${2:-} gic=${3:-} f ver=""
 	if [ -f "$STATE/base.env" ]; then ver=$(. "$STATE/base.env" && echo "$BASE_VERSION" | cut -d. -f1,2)
 	else ver=$(series_checked_against "$PATCHES" | cut -d. -f1,2); fi
 	for f in "skip-$platform.txt" ${mode:+"skip-$platform-$mode.txt"} \
-		 ${gic:+"skip-$platform-gicv$gic.txt"} ${ver:+"skip-base-$ver.txt"} ${ver:+"skip-$platform-base-$ver.txt"}; do
+		 ${gic:+"skip-$platform-gicv$gic.txt"} ${ver:+"skip-base-$ver.txt"} ${ver:+"skip-$platform-base-$ver.txt"} \
+		 $(for f in ${FRAGMENTS:-}; do case "$f" in */*) ;; *) echo "skip-$platform-${f%.config}.txt" ;; esac; done); do
 		[ -f "$HARNESS_ROOT/selftests/$f" ] && echo "$HARNESS_ROOT/selftests/$f"
 	done
 	return 0
