@@ -7,6 +7,10 @@
       plus "<prefix>/boot+console". Exits 1 without output when the summary is
       missing or belongs to another run (its run_id differs): a stale summary
       is never read as this run's.
+  collect.py check <rows.tsv> <base> <log>
+      make check's table rows (scripts/checklib.py's rows.tsv) as results.tsv
+      lines "<base>/check/<n>-<patch>": pass, fail (a gate FAIL), or skip (a
+      gate NOT-RUN, with the row's reason); the base row is not a test
   collect.py junit <results.tsv> <junit.xml>
       the whole make test as one JUnit file: one testsuite per first path
       component ("harness", "mainline", "6.12", ...), <failure> for fail,
@@ -42,6 +46,27 @@ def run_lines(summary_path, prefix, run_id):
                     f"{len(s['splats'])} splat(s): {s['splats'][0]['text']}"))
     else:
         out.append((f"{prefix}/boot+console", "pass", ""))
+    return out
+
+
+def check_lines(rows_path, base, log):
+    out = []
+    with open(rows_path, encoding="utf-8") as f:
+        for line in f:
+            fields = line.rstrip("\n").split("\t")
+            if len(fields) < 3 or fields[0] == "0":
+                continue
+            n, patch, cells = fields[0], fields[1], fields[2:]
+            if n == "+":
+                name = "final-state-clang"
+            else:
+                name = f"{n}-{patch}"
+            if "NOT-RUN" in cells:
+                out.append((f"{base}/check/{name}", "skip", patch.split(": ", 1)[-1]))
+            elif "FAIL" in cells:
+                out.append((f"{base}/check/{name}", "fail", f"see {log}"))
+            else:
+                out.append((f"{base}/check/{name}", "pass", ""))
     return out
 
 
@@ -92,6 +117,15 @@ def main(argv):
         if lines is None:
             return 1
         for row in lines:
+            print("\t".join(row))
+        return 0
+    if len(argv) == 5 and argv[1] == "check":
+        try:
+            rows = check_lines(argv[2], argv[3], argv[4])
+        except OSError as e:
+            print(f"[harness] collect: ERROR: {e}", file=sys.stderr)
+            return 2
+        for row in rows:
             print("\t".join(row))
         return 0
     if len(argv) == 4 and argv[1] == "junit":

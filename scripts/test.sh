@@ -99,14 +99,10 @@ run_check() {
 	BASE=$base CHECK_X86=${CHECK_X86:-final} CHECK_CLANG=${CHECK_CLANG:-0} "$S"/check.sh 2>&1 | tee "$log" |
 		grep --line-buffered -E '^\[harness\] (check|check-tests): |ERROR' || true
 	if [ -s "$rows" ]; then
-		awk -F'\t' '$1 != "0" {
-			bad = ""; notrun = 0
-			for (i = 3; i <= NF; i++) { if ($i == "FAIL") bad = bad " " i; if ($i == "NOT-RUN") notrun = 1 }
-			name = ($1 == "+") ? "final-state-clang" : $1 "-" $2
-			if (notrun) { sub(/^[^:]*: /, "", $2); printf "%s/check/%s\tskip\t%s\n", base, name, $2; next }
-			if (bad == "") printf "%s/check/%s\tpass\t\n", base, name
-			else printf "%s/check/%s\tfail\tsee %s\n", base, name, log
-		}' base="$base" log="$log" "$rows" >>"$RESULTS_TSV"
+		python3 "$S"/collect.py check "$rows" "$base" "$log" >>"$RESULTS_TSV" ||
+			printf '%s/check/rows\terror\tcannot read %s\n' "$base" "$rows" >>"$RESULTS_TSV"
+	elif ! grep -q '^\[harness\] check: the series in .* is empty' "$log"; then
+		printf '%s/check/rows\terror\tmake check wrote no table rows (%s)\n' "$base" "$log" >>"$RESULTS_TSV"
 	fi
 	if grep -q '^\[harness\] check: the series in .* is empty' "$log"; then
 		printf '%s/check/series\tskip\tempty series: nothing to check\n' "$base" >>"$RESULTS_TSV"

@@ -55,6 +55,18 @@ class CollectTest(unittest.TestCase):
         self.assertEqual(root.find("testsuite[@name='6.12']/testcase[@name='vgic_init']").get("classname"),
                          "6.12.vhe")
 
+    def test_check_rows(self):
+        rows = os.path.join(self.tmp, "rows.tsv")
+        open(rows, "w").write(
+            "0\t(base 6.12.117)\t-\t-\tok\t-\t19w\t0w\t41w\t-\n"
+            "1\t0001-a.patch\tok\tok\t-\t-\t-\t-\tok\tok\n"
+            "2\t0002-b.patch\tok\tok\tFAIL\t-\t-\t-\t-\t-\n"
+            "+\tfinal state, LLVM=1: not run: needs clang >= 17.0.1\t-\t-\tNOT-RUN\t-\t-\t-\t-\t-\n")
+        self.assertEqual(collect.check_lines(rows, "6.12", "check.log"), [
+            ("6.12/check/1-0001-a.patch", "pass", ""),
+            ("6.12/check/2-0002-b.patch", "fail", "see check.log"),
+            ("6.12/check/final-state-clang", "skip", "not run: needs clang >= 17.0.1")])
+
     def test_bad_tsv(self):
         tsv = os.path.join(self.tmp, "r.tsv")
         open(tsv, "w").write("x\tmaybe\t\n")
