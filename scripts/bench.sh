@@ -23,10 +23,7 @@ case "$REPS" in ''|*[!0-9]*|0) PHASE=bench die "REPS=$REPS: give a positive numb
 [ -f "$BENCHLIST" ] || PHASE=bench die "benchmark list $BENCHLIST not found"
 # The inputs, before any build: the machine and the list (with ONLY).
 PHASE=bench
-case "$HOST_MODE" in vhe|nvhe) ;; *) die "HOST_MODE=$HOST_MODE: use vhe or nvhe" ;; esac
-case "$GIC" in 2|3) ;; *) die "GIC=$GIC: use 3 (GICv3+ITS) or 2" ;; esac
-check_uint SMP "$SMP" 1
-case "$MEM" in [1-9]*[0-9][MG]|[1-9][MG]) ;; *) die "MEM=$MEM: use a size like 3G or 1536M" ;; esac
+validate_machine_inputs
 python3 "$S"/bench.py resolve "$BENCHLIST" --only "${ONLY:-}" -o /dev/null >/dev/null ||
 	die "benchmark list rejected" "fix the entry named above"
 lock_out

@@ -112,19 +112,14 @@ def write_junit(rows, path):
 
 
 def main(argv):
-    if len(argv) == 5 and argv[1] == "run":
-        lines = run_lines(argv[2], argv[3], argv[4])
-        if lines is None:
-            return 1
-        for row in lines:
-            print("\t".join(row))
-        return 0
-    if len(argv) == 5 and argv[1] == "check":
+    if len(argv) == 5 and argv[1] in ("run", "check"):
         try:
-            rows = check_lines(argv[2], argv[3], argv[4])
+            rows = (run_lines if argv[1] == "run" else check_lines)(argv[2], argv[3], argv[4])
         except OSError as e:
             print(f"[harness] collect: ERROR: {e}", file=sys.stderr)
             return 2
+        if rows is None:
+            return 1
         for row in rows:
             print("\t".join(row))
         return 0

@@ -50,10 +50,10 @@ BASES="mainline 6.12"
 HOST_QEMU_PACKAGE=qemu-system-arm
 HOST_QEMU_VERSION=1:10.0.2+ds-2+deb13u1~bpo12+1
 HOST_QEMU_SUITE=bookworm-backports
-# Work trees, state and results of different bases (and of a KERNEL_SRC
-# tree) never share a directory.
 # version_ge <a> <b>: version a >= version b.
 version_ge() { [ "$(printf '%s\n%s\n' "$2" "$1" | sort -V | head -n 1)" = "$2" ]; }
+# Work trees, state and results of different bases (and of a KERNEL_SRC
+# tree) never share a directory.
 if [ -n "${KERNEL_SRC:-}" ]; then BASE_NS=$BASE-src; else BASE_NS=$BASE; fi
 WORK=$OUT/work/$BASE_NS
 STATE=$OUT/state/$BASE_NS
@@ -486,15 +486,21 @@ lock_out() {
 	export HARNESS_LOCKED=1
 }
 
-# validate_run_inputs: every variable of make run (and make bench), checked
-# before any work; a bad one exits 2 naming the fix.
-validate_run_inputs() {
-	local f s
+# validate_machine_inputs: HOST_MODE, GIC, SMP and MEM of the QEMU machine
+# (make run and make bench), before any work; a bad one exits 2.
+validate_machine_inputs() {
 	case "${HOST_MODE:-vhe}" in vhe|nvhe) ;; *) die "HOST_MODE=$HOST_MODE: use vhe or nvhe" ;; esac
 	case "${GIC:-3}" in 2|3) ;; *) die "GIC=$GIC: use 3 (GICv3+ITS) or 2" ;; esac
-	case "${REPEAT:-1}" in ''|0*|*[!0-9]*) die "REPEAT=${REPEAT:-}: use a whole number of runs, 1 or more" ;; esac
 	check_uint SMP "${SMP:-2}" 1
 	case "${MEM:-2G}" in [1-9]*[0-9][MG]|[1-9][MG]) ;; *) die "MEM=$MEM: use a size like 2G or 1536M" ;; esac
+}
+
+# validate_run_inputs: every variable of make run, checked before any work;
+# a bad one exits 2 naming the fix.
+validate_run_inputs() {
+	local f s
+	validate_machine_inputs
+	case "${REPEAT:-1}" in ''|0*|*[!0-9]*) die "REPEAT=${REPEAT:-}: use a whole number of runs, 1 or more" ;; esac
 	[ -z "${BOOT_TIMEOUT:-}" ] || check_uint BOOT_TIMEOUT "$BOOT_TIMEOUT" 1
 	[ -z "${WATCHDOG:-}" ] || check_uint WATCHDOG "$WATCHDOG" 1
 	case "${L2:-0}" in 0|1) ;; *) die "L2=$L2: use 1 (nested tests on) or 0" ;; esac
