@@ -65,6 +65,28 @@ VARIANT=${VARIANT:-patched} PATCHES=$PATCHES "$S"/apply-series.sh || exit 2
 qsrc=$WORK/${VARIANT:-patched}/src
 mapfile -t patches < <(series_list "$PATCHES")
 [ ${#patches[@]} -gt 0 ] || die "the series is empty"
+# The mail series (see "one mail series per destination" below).
+mapfile -t mails < <(series_mails "$PATCHES")
+ids=() dests=() firsts=() lasts=()
+i=0
+for m in "${mails[@]}"; do
+	i=$((i + 1))
+	IFS=$'\t' read -r id dest _ <<<"$m"
+	if [ ${#ids[@]} -eq 0 ] || [ "${ids[-1]}" != "$id" ]; then
+		for seen in "${ids[@]}"; do
+			[ "$seen" = "$id" ] && die "mail series '$id' is split by another one in $PATCHES/series" "keep each '# mail:' section contiguous"
+		done
+		check_name "mail series id" "$id"
+		ids+=("$id") dests+=("$dest") firsts+=("$i") lasts+=("$i")
+	else
+		lasts[-1]=$i
+	fi
+done
+
+for id in "${ids[@]}"; do
+	[ -f "$PATCHES/cover-$id.tmpl" ] || [ -f "$tmpl" ] ||
+		die "no cover letter template for mail series '$id'" "add $PATCHES/cover-$id.tmpl"
+done
 
 # --- a git repository of the base tree (cached per base) ---------------------
 fixed_date="1970-01-01T00:00:00Z"
@@ -129,100 +151,112 @@ cd "$work/git" || exit 2
 git_q checkout -q -b series "$base_commit" || die "checkout of the base failed"
 git config user.name "$name"
 git config user.email "$email"
-n=0
-for p in "${patches[@]}"; do
-	n=$((n + 1))
-	if ! git_q am -q --keep-cr "$work/in/$(printf %04d $n).mail" >"$work/am-$n.log" 2>&1; then
-		cat "$work/am-$n.log" >&2
-		git am --abort >/dev/null 2>&1
-		die "git am failed on patch $n/${#patches[@]} $p" "check that the mail is a git format-patch mail that applies to $BASE_VERSION"
-	fi
-done
+# One git am for all (each invocation refreshes the index of the whole tree).
+if ! git_q am -q --keep-cr "$work"/in/*.mail >"$work/am.log" 2>&1; then
+	cat "$work/am.log" >&2
+	n=$(( $(git_q rev-list --count "$base_commit..HEAD") + 1 ))
+	git am --abort >/dev/null 2>&1
+	die "git am failed on patch $n/${#patches[@]} ${patches[$((n - 1))]}" "check that the mail is a git format-patch mail that applies to $BASE_VERSION"
+fi
 
-# --- cover letter and format-patch -------------------------------------------
-# shellcheck disable=SC2086
-python3 - "$tmpl" "$BASE_ORIGIN ($BASE_VERSION)" $RESULTS >"$work/description" <<'PY' || die "filling $tmpl failed"
-import json, sys
-tmpl, base, paths = sys.argv[1], sys.argv[2], sys.argv[3:]
-# Several results files: newest first; a benchmark is shown from the newest
-# file that has it.
-docs = sorted((json.load(open(p)) for p in paths),
-              key=lambda d: d.get("metadata", {}).get("date", ""), reverse=True)
-
-def fmt(v):
-    if v is None:
-        return "-"
-    if isinstance(v, float) and not v.is_integer():
-        return f"{v:,.1f}" if abs(v) >= 10 else f"{v:,.3g}"
-    return f"{int(v):,}"
-
-lines = []
-shown = set()
-for doc in docs:
-    md = doc.get("metadata", {})
-    results = [r for r in doc.get("results", []) if r["benchmark"] not in shown]
-    if not results:
-        continue
-    if lines:
-        lines.append("")
-        lines.append("")
-    lines.append(f"Command: {md.get('reproduce', '?')}")
-    lines.append(f"Date: {md.get('date', '?')}; series: {md.get('series', {}).get('patches', '?')} patches")
-    lines.append(f"Machine: {md.get('platform', '?')}, {md.get('host_mode', '?')} host, "
-                 f"GICv{md.get('gic', '?')}, {md.get('smp', '?')} CPUs; "
-                 f"config {' + '.join(md.get('config', {}).get('fragments', []))}")
-    lines.append("Base and patched kernels built the same way and booted alternately:")
-    lines.append(f"  {', '.join(doc.get('order', []))}.")
-    lines.append("Medians of the repetitions with [min-max]; ratio = patched / base.")
-    lines.append("Counts come from /proc/lock_stat and do not depend on emulation speed;")
-    lines.append("rates and latencies measured under TCG are indicative only.")
-    bench = None
-    for r in results:
-        if "aggregate" in r["metric"]:
-            continue
-        if r["benchmark"] != bench:
-            bench = r["benchmark"]
-            shown.add(bench)
-            lines.append("")
-            lines.append(f"{bench}:")
-        unit = r.get("unit") or ""
-        kind = r.get("kind", "")
-        lines.append(f"  {r['metric']} ({unit}{', ' if unit and kind else ''}{kind})")
-        ratio = r.get("ratio")
-        lines.append(f"      base {fmt(r.get('base_median'))} [{fmt(r.get('base_min'))}-{fmt(r.get('base_max'))}]"
-                     f"  patched {fmt(r.get('patched_median'))} [{fmt(r.get('patched_min'))}-{fmt(r.get('patched_max'))}]"
-                     f"  ratio {'-' if ratio is None else f'{ratio:.3f}'}")
-text = open(tmpl).read().replace("@BASE@", base).replace("@RESULTS@", "\n".join(lines))
-sys.stdout.write(text.rstrip("\n") + "\n")
-PY
-git config branch.series.description "$(cat "$work/description")"
+# --- one mail series per destination ---------------------------------------
+# The series file's "# mail: <id> -- <destination>" lines (lib.sh,
+# series_mails) split it into mail series, each sent to one maintainer tree
+# with its own cover letter: $PATCHES/cover-<id>.tmpl, else the
+# COVER_TEMPLATE / cover-letter.tmpl above. All were applied above, in
+# order, on one branch; mail series k is the commits of its patches, and its
+# mails name the commits before it (base + the earlier mail series) as
+# base-commit: and prerequisite-patch-id: (git format-patch --base).
+mapfile -t commits < <(git_q rev-list --reverse "$base_commit..series")
+[ ${#commits[@]} -eq ${#patches[@]} ] || die "git am made ${#commits[@]} commits for ${#patches[@]} patches"
 rm -rf "$EXPORT_DIR"
 mkdir -p "$EXPORT_DIR"
 touch "$EXPORT_DIR/.harness-owned"
-fp_args=(--cover-letter --cover-from-description=subject -o "$EXPORT_DIR"
-	--subject-prefix="${EXPORT_PREFIX:-PATCH}" --no-signature)
-[ -n "${EXPORT_VERSION:-}" ] && fp_args+=(-v "$EXPORT_VERSION")
-git_q format-patch -q "${fp_args[@]}" "$base_commit..series" >/dev/null ||
-	die "git format-patch failed"
-# Version prefixes (v2-0000-...) are what format-patch writes with -v.
-# The patches in one mbox, without the cover letter (git am stops on its
-# empty body): git am series.mbox applies the series.
-ls "$EXPORT_DIR"/*.patch | grep -v 'cover-letter\.patch$' | xargs cat >"$EXPORT_DIR/series.mbox"
-nmails=$(ls "$EXPORT_DIR"/*.patch | wc -l)
-grep -l 'invalid\.example' "$EXPORT_DIR"/*.patch >/dev/null &&
+gm=$work/git/scripts/get_maintainer.pl
+[ -f "$gm" ] || die "no scripts/get_maintainer.pl in the base tree"
+: >"$EXPORT_DIR/index.txt"
+nmails=0
+for k in "${!ids[@]}"; do
+	id=${ids[$k]} f=${firsts[$k]} l=${lasts[$k]}
+	n=$((l - f + 1))
+	dir=$EXPORT_DIR/$(printf %02d $((k + 1)))-$id
+	t=$PATCHES/cover-$id.tmpl
+	[ -f "$t" ] || t=$tmpl
+	# shellcheck disable=SC2086
+	python3 "$S"/cover.py "$t" "$BASE_ORIGIN ($BASE_VERSION)" $RESULTS >"$work/description-$id" ||
+		die "filling the cover letter of mail series '$id' from $t failed"
+	# format-patch takes the cover letter's subject and body from the
+	# description of the branch the range ends on: one branch per mail series.
+	git_q branch -f "mail-$id" "${commits[$((l - 1))]}"
+	git config "branch.mail-$id.description" "$(cat "$work/description-$id")"
+	# To: the maintainers, Cc: reviewers and lists, as the kernel's
+	# get_maintainer.pl names them for the patches of this mail series.
+	inmails=()
+	for ((j = f; j <= l; j++)); do inmails+=("$work/in/$(printf %04d $j).mail"); done
+	gm_run() { (cd "$work/git" && perl "$gm" --no-git --no-git-fallback --norolestats "$@" "${inmails[@]}"); }
+	to=$(gm_run --nol --nor) || die "get_maintainer.pl failed for mail series '$id'"
+	cc=$(gm_run --nom) || die "get_maintainer.pl failed for mail series '$id'"
+	addr=()
+	while IFS= read -r a; do [ -n "$a" ] && addr+=("--to=$a"); done <<<"$to"
+	while IFS= read -r a; do [ -n "$a" ] && addr+=("--cc=$a"); done <<<"$cc"
+	fp_args=(--cover-letter --cover-from-description=subject --thread=shallow -o "$dir"
+		--base="$base_commit" --subject-prefix="${EXPORT_PREFIX:-PATCH}" --no-signature)
+	[ -n "${EXPORT_VERSION:-}" ] && fp_args+=(-v "$EXPORT_VERSION")
+	git_q format-patch -q "${fp_args[@]}" "${addr[@]}" "${commits[$((f - 1))]}^..mail-$id" >/dev/null ||
+		die "git format-patch failed for mail series '$id'"
+	# series.mbox: the patches, for git am (which stops on the cover
+	# letter's empty diff); thread.mbox: cover letter and patches, the
+	# thread as the list will have it, for b4 am.
+	ls "$dir"/*.patch | grep -v 'cover-letter\.patch$' | xargs cat >"$dir/series.mbox"
+	ls "$dir"/*.patch | xargs cat >"$dir/thread.mbox"
+	git_q rev-parse "${commits[$((l - 1))]}^{tree}" >"$dir/.tree"
+	printf '%s\t%s\t%s\t%s\n' "$(basename "$dir")" "$n" "$(sed -n 1p "$work/description-$id")" "${dests[$k]}" >>"$EXPORT_DIR/index.txt"
+	nmails=$((nmails + n + 1))
+done
+grep -rl 'invalid\.example' "$EXPORT_DIR" --include='*.patch' >/dev/null &&
 	die "an exported mail still carries the project's placeholder identity" "see $EXPORT_DIR"
 
-# --- proof: git am of the exported mails == the quilt-applied tree ----------------
-# In the checkout used above, back at the base commit (only the files the
-# series touched change), then git am of exactly the exported mails.
-(
-	cd "$work/git" &&
-	git_q checkout -q --detach "$base_commit" &&
-	[ -z "$(git status --porcelain --untracked-files=no)" ] &&
-	for m in $(ls "$EXPORT_DIR"/*.patch | grep -v 'cover-letter\.patch$'); do
-		git_q am -q "$m" || { echo "git am failed on $(basename "$m")" >&2; exit 1; }
+# --- proof: each mail series applies where its mails say ---------------------
+# Mail series k, with git am and with b4 am (as a maintainer applies it from
+# the list), onto the commit before it (the base + the earlier mail series)
+# gives the commit its last patch made; and the last one's tree is the
+# quilt-applied work tree.
+EXTRA_PACKAGES=b4 "$S"/deps.sh >/dev/null || exit 2
+verify=$work/verify
+mkdir -p "$verify"
+for k in "${!ids[@]}"; do
+	id=${ids[$k]} f=${firsts[$k]} l=${lasts[$k]}
+	dir=$EXPORT_DIR/$(printf %02d $((k + 1)))-$id
+	want=$(cat "$dir/.tree")
+	start=$(git_q rev-parse "${commits[$((f - 1))]}^")
+	# b4 am: the am-ready mbox it makes from the thread (its own checks of
+	# the thread, trailers and base-commit on the way). The mbox on stdin:
+	# b4 0.12 parses a named mbox file with the compat32 email policy and
+	# then fails on folded Subject: headers.
+	rm -rf "$verify/b4-$id" && mkdir -p "$verify/b4-$id"
+	(cd "$work/git" && b4 --offline-mode am -m - -o "$verify/b4-$id" -n series --no-cover <"$dir/thread.mbox") \
+		>"$verify/b4-$id.log" 2>&1 && [ -s "$verify/b4-$id/series.mbx" ] ||
+		die "b4 am of mail series '$id' failed" "see $verify/b4-$id.log"
+	for how in git b4; do
+		(
+			cd "$work/git" &&
+			git_q checkout -q --detach "$start" &&
+			[ -z "$(git status --porcelain --untracked-files=no)" ] &&
+			if [ $how = git ]; then
+				# The numbered mails, in order (series.mbox is their concatenation).
+				git_q am -q $(ls "$dir"/*.patch | grep -v 'cover-letter\.patch$') || { echo "git am of the numbered mails failed" >&2; exit 1; }
+			else
+				git_q am -q "$verify/b4-$id/series.mbx" || { echo "git am of b4's series.mbx failed" >&2; exit 1; }
+			fi
+		) >"$verify/$how-$id.log" 2>&1 || { cat "$verify/$how-$id.log" >&2; die "$how am of mail series '$id' onto its base failed" "see $verify/$how-$id.log"; }
+		got=$(git -C "$work/git" rev-parse 'HEAD^{tree}')
+		[ "$got" = "$want" ] || die "$how am of mail series '$id' gives tree $got, the series' commits give $want"
+		cnt=$(git -C "$work/git" rev-list --count "$start..HEAD")
+		[ "$cnt" -eq $((l - f + 1)) ] || die "$how am of mail series '$id' made $cnt commits, not $((l - f + 1))"
 	done
-) >"$work/verify.log" 2>&1 || { cat "$work/verify.log" >&2; die "the exported mails do not git am onto the base" "see $work/verify.log"; }
+	authors=$(git -C "$work/git" log --format='%an <%ae>' "$start..HEAD" | sort -u)
+	[ "$authors" = "$name <$email>" ] || die "mail series '$id': author(s) '$authors', expected '$name <$email>'"
+done
 am_tree=$(git -C "$work/git" rev-parse 'HEAD^{tree}')
 # The quilt tree's hash: the base's files as they are in the quilt tree
 # (modified, deleted, or unchanged), plus the files the series creates.
@@ -246,10 +280,9 @@ if [ "$am_tree" != "$q_tree" ]; then
 	die "git am of the export gives tree $am_tree, the quilt-applied tree is $q_tree" \
 		"the files listed differ (a patch git and quilt apply differently, or stray files in $qsrc)"
 fi
-authors=$(git -C "$work/git" log --format='%an <%ae>' "$base_commit..HEAD" | sort -u)
-[ "$authors" = "$name <$email>" ] || die "exported commits have author(s) '$authors', expected '$name <$email>'"
 echo "$am_tree" >"$EXPORT_DIR/.tree"
 # The checkout (a full kernel tree) was only the proof's; the mails are the
 # output. Drop it so that an export costs megabytes, not gigabytes, of disk.
 rm -rf "$work/git"
-status "$nmails mails in $EXPORT_DIR ($((nmails - 1)) patches + cover letter, from $name <$email>); git am onto $BASE_VERSION gives the quilt tree (${am_tree:0:12})"
+status "${#ids[@]} mail series, $nmails mails in $EXPORT_DIR (${#patches[@]} patches + ${#ids[@]} cover letters, from $name <$email>): $(cut -f1 "$EXPORT_DIR/index.txt" | tr '\n' ' ')"
+status "each applies with git am and b4 am onto the commits before it; git am of all onto $BASE_VERSION gives the quilt tree (${am_tree:0:12})"

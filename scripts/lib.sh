@@ -244,6 +244,29 @@ series_list() {
 		-e '/^$/d' "$1/series"
 }
 
+# series_mails <patches-dir>: which mail series (the unit sent to one
+# maintainer tree, with its own cover letter) each patch belongs to, in
+# order: "<id><TAB><destination><TAB><patch>" per patch. A series file
+# starts a mail series with a comment line
+#   # mail: <id> -- <destination, free text>
+# and patches before the first such line belong to mail series "series"
+# (destination empty): a series file without markers is one mail series.
+series_mails() {
+	[ -f "$1/series" ] || return 0
+	awk '
+		BEGIN { id = "series"; dest = "" }
+		/^#[[:space:]]*mail:/ {
+			s = $0; sub(/^#[[:space:]]*mail:[[:space:]]*/, "", s)
+			id = s; sub(/[[:space:]].*/, "", id)
+			dest = ""
+			if (index(s, "--")) { dest = substr(s, index(s, "--") + 2); sub(/^[[:space:]]+/, "", dest); sub(/[[:space:]]+$/, "", dest) }
+			next
+		}
+		{ p = $0; sub(/#.*/, "", p); sub(/[[:space:]]+-p[0-9].*/, "", p); sub(/[[:space:]]+$/, "", p); sub(/^[[:space:]]+/, "", p) }
+		p != "" { printf "%s\t%s\t%s\n", id, dest, p }
+	' "$1/series"
+}
+
 # series_checked_against <patches-dir>: the base version named on the
 # series file's "# checked-against:" line (empty if none).
 series_checked_against() {

@@ -3,11 +3,13 @@
 # make export, as a sender would run it, and what a maintainer gets:
 #   export          mails for the real series from a test identity; the
 #                   export's own git am proof passed (tree == quilt tree)
-#   export-mails    N+1 mails, [PATCH n/N] subjects, cover letter filled
-#                   from the template and the results JSON, every patch
-#                   From: and Signed-off-by: the sender, no placeholder
-#   export-git-am   independently: git am of series.mbox onto the base
-#                   commit gives the same tree as the numbered mails
+#   export-mails    per mail series of the series file: n+1 mails,
+#                   [PATCH k/n] subjects, cover letter filled, To: from
+#                   get_maintainer.pl, base-commit: and (after the first)
+#                   prerequisite-patch-id:, every patch From: and
+#                   Signed-off-by: the sender; no placeholder anywhere
+#   export-git-am   independently: git am of every series.mbox, in order,
+#                   onto the base commit gives the quilt tree
 #   export-identity the project's placeholder identity is refused
 # Appends "export/<case>\tpass|fail\t<reason>" to $RESULTS_TSV when set.
 . "$(dirname "$0")/../lib.sh"
@@ -29,6 +31,7 @@ subject_of() {
 
 mapfile -t patches < <(series_list "$PATCHES")
 total=${#patches[@]}
+mapfile -t mails < <(series_mails "$PATCHES")
 
 # EXPORT_DIR relative to where make export starts (it cd's into its git
 # checkout later): the mails must land there, not inside the checkout.
@@ -36,51 +39,65 @@ rm -rf "$dir"
 mkdir -p "$(dirname "$dir")"
 if (cd "$(dirname "$dir")" && as_sender "$sender_name" "$sender_email" \
 	env EXPORT_DIR="$(basename "$dir")" "$S"/export.sh) >"$log" 2>&1 &&
-   grep -q 'git am onto .* gives the quilt tree' "$log" && ls "$dir"/0001-*.patch >/dev/null 2>&1; then
-	result export/export pass "relative EXPORT_DIR: mails in $dir"
+   grep -q 'git am of all onto .* gives the quilt tree' "$log" && [ -s "$dir/index.txt" ]; then
+	result export/export pass "relative EXPORT_DIR: $(wc -l <"$dir/index.txt") mail series in $dir"
 else
-	result export/export fail "$(grep -m1 ERROR "$log" | cut -c1-200) (log: $log; mails in $dir: $(ls "$dir" 2>/dev/null | wc -l))"
+	result export/export fail "$(grep -m1 ERROR "$log" | cut -c1-200) (log: $log; in $dir: $(ls "$dir" 2>/dev/null | tr '\n' ' '))"
 fi
 
-# The mails.
+# The mails, mail series by mail series, as the series file groups them.
 problems=()
-mails=$(ls "$dir"/*.patch 2>/dev/null | wc -l)
-[ "$mails" -eq $((total + 1)) ] || problems+=("$mails mails for $total patches")
-cover=$dir/0000-cover-letter.patch
-# git format-patch pads the numbers to the width of the total: [PATCH 01/12].
-pad() { printf "%0${#total}d" "$1"; }
-grep -q "^Subject: \[PATCH $(pad 0)/$total\] KVM: arm64: " "$cover" 2>/dev/null || problems+=("cover letter subject")
-grep -q '^Command: make bench' "$cover" 2>/dev/null || problems+=("no results command in the cover letter")
-grep -q 'ratio' "$cover" 2>/dev/null || problems+=("no results table in the cover letter")
-grep -q '@RESULTS@\|@BASE@\|\*\*\* SUBJECT HERE\|\*\*\* BLURB HERE' "$cover" 2>/dev/null &&
-	problems+=("unfilled placeholder in the cover letter")
-n=0
-for p in "${patches[@]}"; do
-	n=$((n + 1))
-	m=$(ls "$dir"/$(printf %04d $n)-*.patch 2>/dev/null)
-	[ -f "$m" ] || { problems+=("no mail $n"); continue; }
-	subj=$(subject_of "$m")
-	orig=$(subject_of "$PATCHES/$p")
-	orig=$(echo "$orig" | sed 's/^\[[^]]*\] //')
-	case "$subj" in "[PATCH $(pad $n)/$total] $orig"*) ;; *) problems+=("mail $n subject '$subj'") ;; esac
-	grep -qx "From: $sender_name <$sender_email>" "$m" || problems+=("mail $n author")
-	grep -qx "Signed-off-by: $sender_name <$sender_email>" "$m" || problems+=("mail $n sign-off")
+ids=$(printf '%s\n' "${mails[@]}" | cut -f1 | uniq)
+[ "$(printf '%s\n' "$ids" | wc -l)" -eq "$(wc -l <"$dir/index.txt" 2>/dev/null || echo 0)" ] ||
+	problems+=("index.txt lists $(wc -l <"$dir/index.txt" 2>/dev/null) mail series, the series file $(printf '%s\n' "$ids" | wc -l)")
+n=0 k=0
+for id in $ids; do
+	k=$((k + 1))
+	md=$dir/$(printf %02d $k)-$id
+	mine=()
+	for m in "${mails[@]}"; do [ "$(cut -f1 <<<"$m")" = "$id" ] && mine+=("$(cut -f3 <<<"$m")"); done
+	cnt=${#mine[@]}
+	got=$(ls "$md"/*.patch 2>/dev/null | wc -l)
+	[ "$got" -eq $((cnt + 1)) ] || { problems+=("$id: $got mails for $cnt patches"); continue; }
+	cover=$md/0000-cover-letter.patch
+	# git format-patch pads the numbers to the width of the total: [PATCH 01/12].
+	pad() { printf "%0${#cnt}d" "$1"; }
+	subj=$(subject_of "$cover")
+	case "$subj" in "[PATCH $(pad 0)/$cnt] "?*) ;; *) problems+=("$id: cover letter subject '$subj'") ;; esac
+	grep -q '@RESULTS@\|@BASE@\|\*\*\* SUBJECT HERE\|\*\*\* BLURB HERE' "$cover" &&
+		problems+=("$id: unfilled placeholder in the cover letter")
+	grep -q '^To: ' "$cover" || problems+=("$id: no To: (get_maintainer.pl)")
+	grep -q '^base-commit: [0-9a-f]\{40\}$' "$cover" || problems+=("$id: no base-commit:")
+	[ $k -eq 1 ] || grep -q '^prerequisite-patch-id: ' "$cover" || problems+=("$id: no prerequisite-patch-id: for the mail series before it")
+	j=0
+	for p in "${mine[@]}"; do
+		j=$((j + 1)) n=$((n + 1))
+		m=$(ls "$md"/$(printf %04d $j)-*.patch 2>/dev/null)
+		[ -f "$m" ] || { problems+=("$id: no mail $j"); continue; }
+		subj=$(subject_of "$m")
+		orig=$(subject_of "$PATCHES/$p" | sed 's/^\[[^]]*\] //')
+		case "$subj" in "[PATCH $(pad $j)/$cnt] $orig"*) ;; *) problems+=("$id: mail $j subject '$subj'") ;; esac
+		grep -qx "From: $sender_name <$sender_email>" "$m" || problems+=("$id: mail $j author")
+		grep -qx "Signed-off-by: $sender_name <$sender_email>" "$m" || problems+=("$id: mail $j sign-off")
+	done
 done
-grep -l 'invalid\.example' "$dir"/*.patch >/dev/null 2>&1 && problems+=("placeholder identity left in a mail")
+[ "$n" -eq "$total" ] || problems+=("$n patches in the mail series, $total in the series")
+grep -rl 'invalid\.example' "$dir" --include='*.patch' >/dev/null 2>&1 && problems+=("placeholder identity left in a mail")
 if [ ${#problems[@]} -eq 0 ]; then
-	result export/export-mails pass ""
+	result export/export-mails pass "$total patches in $(printf '%s\n' "$ids" | wc -l) mail series"
 else
-	result export/export-mails fail "$(IFS=';'; echo "${problems[*]}")"
+	result export/export-mails fail "$(IFS=';'; echo "${problems[*]}" | cut -c1-400)"
 fi
 
-# Independently of the export's own proof: series.mbox through git am.
+# Independently of the export's own proof: every series.mbox, in order,
+# through git am onto the base commit gives the quilt tree.
 . "$STATE/base.env"
 repo=$OUT/cache/base-git/$BASE_ID/repo.git
 v=$OUT/tests/export-am
 rm -rf "$v"
 if [ -d "$repo" ] && git clone -q --shared --no-checkout "$repo" "$v" 2>/dev/null &&
    (cd "$v" && git -c advice.detachedHead=false checkout -q --detach "$(git -C "$repo" rev-parse refs/heads/base)" &&
-    git -c user.name=t -c user.email=t@example.org am -q "$dir/series.mbox") >"$v.log" 2>&1; then
+    git -c user.name=t -c user.email=t@example.org am -q $(ls "$dir"/[0-9][0-9]-*/series.mbox)) >"$v.log" 2>&1; then
 	got=$(git -C "$v" rev-parse 'HEAD^{tree}')
 	want=$(cat "$dir/.tree" 2>/dev/null)
 	count=$(git -C "$v" rev-list --count "$(git -C "$repo" rev-parse refs/heads/base)..HEAD")
@@ -90,7 +107,7 @@ if [ -d "$repo" ] && git clone -q --shared --no-checkout "$repo" "$v" 2>/dev/nul
 		result export/export-git-am fail "tree $got ($count commits), export verified $want"
 	fi
 else
-	result export/export-git-am fail "git am of $dir/series.mbox failed (log: $v.log)"
+	result export/export-git-am fail "git am of the series.mbox files in $dir failed (log: $v.log)"
 fi
 rm -rf "$v"
 

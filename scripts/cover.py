@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""A cover letter's text from its template and results JSON (make export).
+
+    cover.py <template> <base description> [results.json ...]
+
+The template is the cover letter: first line the subject, then the body.
+Lines at its top that start with "#" are for the template only and are
+dropped; "# benchmarks: NAME..." there limits @RESULTS@ to those benchmarks.
+Placeholders: @BASE@ (the base the series applies to), @RESULTS@ (the
+base-vs-patched tables of the results files: several files, newest first,
+a benchmark shown from the newest file that has it; each block names the
+kernel base it was measured on). A template that asks for @RESULTS@ when no
+results file has any of its benchmarks is an error.
+"""
+import json
+import sys
+
+
+def fmt(v):
+    if v is None:
+        return "-"
+    if isinstance(v, float) and not v.is_integer():
+        return f"{v:,.1f}" if abs(v) >= 10 else f"{v:,.3g}"
+    return f"{int(v):,}"
+
+
+def split_template(text):
+    """(directives, body): the leading '#' lines parsed, the rest."""
+    lines = text.split("\n")
+    directives = {}
+    while lines and lines[0].startswith("#"):
+        key, sep, val = lines.pop(0)[1:].partition(":")
+        if sep:
+            directives[key.strip()] = val.split()
+    return directives, "\n".join(lines)
+
+
+def results_text(docs, wanted=None):
+    lines = []
+    shown = set()
+    for doc in sorted(docs, key=lambda d: d.get("metadata", {}).get("date", ""), reverse=True):
+        md = doc.get("metadata", {})
+        results = [r for r in doc.get("results", [])
+                   if r["benchmark"] not in shown and (wanted is None or r["benchmark"] in wanted)]
+        if not results:
+            continue
+        if lines:
+            lines += ["", ""]
+        base = md.get("base", {})
+        lines.append(f"Command: {md.get('reproduce', '?')}")
+        lines.append(f"Date: {md.get('date', '?')}; kernel base: {base.get('origin', '?')}; "
+                     f"series: {md.get('series', {}).get('patches', '?')} patches")
+        lines.append(f"Machine: {md.get('platform', '?')}, {md.get('host_mode', '?')} host, "
+                     f"GICv{md.get('gic', '?')}, {md.get('smp', '?')} CPUs; "
+                     f"config {' + '.join(md.get('config', {}).get('fragments', []))}")
+        lines.append("Base and patched kernels built the same way and booted alternately:")
+        lines.append(f"  {', '.join(doc.get('order', []))}.")
+        lines.append("Medians of the repetitions with [min-max]; ratio = patched / base.")
+        lines.append("Counts come from /proc/lock_stat and do not depend on emulation speed;")
+        lines.append("rates and latencies measured under TCG are indicative only.")
+        bench = None
+        for r in results:
+            if "aggregate" in r["metric"]:
+                continue
+            if r["benchmark"] != bench:
+                bench = r["benchmark"]
+                shown.add(bench)
+                lines += ["", f"{bench}:"]
+            unit = r.get("unit") or ""
+            kind = r.get("kind", "")
+            lines.append(f"  {r['metric']} ({unit}{', ' if unit and kind else ''}{kind})")
+            ratio = r.get("ratio")
+            lines.append(f"      base {fmt(r.get('base_median'))} [{fmt(r.get('base_min'))}-{fmt(r.get('base_max'))}]"
+                         f"  patched {fmt(r.get('patched_median'))} [{fmt(r.get('patched_min'))}-{fmt(r.get('patched_max'))}]"
+                         f"  ratio {'-' if ratio is None else f'{ratio:.3f}'}")
+    return "\n".join(lines)
+
+
+def main(argv):
+    if len(argv) < 3:
+        sys.exit("usage: cover.py <template> <base description> [results.json ...]")
+    tmpl, base, paths = argv[1], argv[2], argv[3:]
+    directives, body = split_template(open(tmpl, encoding="utf-8").read())
+    if "@RESULTS@" in body:
+        docs = [json.load(open(p)) for p in paths]
+        wanted = set(directives["benchmarks"]) if "benchmarks" in directives else None
+        res = results_text(docs, wanted)
+        if not res:
+            sys.exit(f"{tmpl}: @RESULTS@ but no results file has "
+                     + (f"any of {' '.join(sorted(wanted))}" if wanted else "results")
+                     + f" ({' '.join(paths) or 'none given'}); run make bench or set RESULTS=")
+        body = body.replace("@RESULTS@", res)
+    body = body.replace("@BASE@", base)
+    sys.stdout.write(body.strip("\n") + "\n")
+
+
+if __name__ == "__main__":
+    main(sys.argv)
