@@ -215,6 +215,10 @@ for k in "${!ids[@]}"; do
 done
 grep -rl 'invalid\.example' "$EXPORT_DIR" --include='*.patch' >/dev/null &&
 	die "an exported mail still carries the project's placeholder identity" "see $EXPORT_DIR"
+# A reference the series could not fill in here ("[link needed: ...]",
+# "[sha needed]") must not reach a list.
+todo=$(grep -rlE '\[(link|sha) needed' "$EXPORT_DIR" --include='*.patch' | xargs -r -n1 basename | tr '\n' ' ')
+[ -z "$todo" ] || die "mails with an unfilled reference ([link needed] / [sha needed]): $todo" "fill it in the patch in $PATCHES"
 
 # --- proof: each mail series applies where its mails say ---------------------
 # Mail series k, with git am and with b4 am (as a maintainer applies it from

@@ -32,25 +32,32 @@ build=$WORK/$VARIANT/build-kunit
 mkdir -p "$build"
 rc=0
 
-# Suites of the list whose symbols the tree has: "suite symbols..." lines;
-# the others are reported as skipped.
+# Suites of the list that this tree has: "suite symbols..." lines. A suite
+# is in the tree when a .c file defines it (.name = "<suite>"); of its
+# symbols, those the tree's Kconfig defines are the ones to set (a suite can
+# live under different symbols on different bases: the line lists them all).
+# A suite the tree lacks (its patch is not in the series) is reported as
+# skipped; one the tree has but none of whose symbols it defines is a
+# harness error.
+kunit_dirs=("$src/kernel" "$src/lib" "$src/arch/arm64" "$src/virt" "$src/drivers/irqchip")
 present_suites() {
-	local suite symbols s sym missing
+	local suite symbols s sym have
 	while read -r suite symbols; do
 		case "$suite" in ''|\#*) continue ;; esac
-		missing=""
-		for s in $symbols; do
-			sym=${s%%=*}
-			grep -rqs "^config ${sym#CONFIG_}\$" --include='Kconfig*' "$src/kernel" "$src/lib" "$src/arch/arm64" "$src/virt" "$src/drivers/irqchip" ||
-				missing="$missing $sym"
-		done
-		if [ -n "$missing" ]; then
-			info "SKIP $suite: the tree has no$missing (its patch is not in the series)" >&2
+		if ! grep -rqsE --include='*.c' "\.name[[:space:]]*=[[:space:]]*\"$suite\"" "${kunit_dirs[@]}"; then
+			info "SKIP $suite: no KUnit suite of that name in this tree (its patch is not in the series)" >&2
 			[ -n "${RESULTS_TSV:-}" ] && [ "$mode" != fragment ] &&
-				printf 'kunit/%s\tskip\tno%s in this tree\n' "$suite" "$missing" >>"$RESULTS_TSV"
+				printf 'kunit/%s\tskip\tnot in this tree (its patch is not in the series)\n' "$suite" >>"$RESULTS_TSV"
 			continue
 		fi
-		echo "$suite $symbols"
+		have=""
+		for s in $symbols; do
+			sym=${s%%=*}
+			grep -rqs "^config ${sym#CONFIG_}\$" --include='Kconfig*' "${kunit_dirs[@]}" && have="$have $s"
+		done
+		[ -n "$have" ] || die "KUnit suite $suite is in the tree but none of its symbols ($symbols) is" \
+			"fix its line in $list"
+		echo "$suite$have"
 	done <"$list"
 }
 
