@@ -95,6 +95,11 @@ fragment)
 		# merge_config.sh starts from allnoconfig: KUnit would be built
 		# but disabled (kunit.enable defaults to this symbol).
 		echo "CONFIG_KUNIT_DEFAULT_ENABLED=y"
+		# ... and, in newer kernels (7.3 has it), not run at boot unless this
+		# one is set (kunit.autorun defaults to it);
+		# 6.12 has no such symbol and always runs them.
+		grep -qs '^config KUNIT_AUTORUN_ENABLED$' "$src/lib/kunit/Kconfig" &&
+			echo "CONFIG_KUNIT_AUTORUN_ENABLED=y"
 		present_suites | while read -r suite symbols; do
 			for s in $symbols; do echo "$s"; done
 		done
