@@ -187,6 +187,9 @@ file_checks() {
 # appears once per file that includes it, as with one make call per file.
 own() { awk -v fl="$*" 'BEGIN { n = split(fl, a, " "); for (i = 1; i <= n; i++) f[a[i]] = 1 }
 	{ w = $1; sub(/:$/, "", w) } (w in f) || w ~ /\.h$/'; }
+# Line numbers go: a patch that moves a comment does not make its old
+# warnings new. kernel-doc prints "<file>:<line>: warning: ..." (6.12) or
+# "Warning: <file>:<line> ..." (7.x).
 kdoc_checks() {
 	local label=$1 f
 	shift
@@ -195,7 +198,7 @@ kdoc_checks() {
 		[ -f "$src/$f" ] || continue
 		grep -q '/\*\*' "$src/$f" || continue
 		(cd "$src" && perl scripts/kernel-doc -none "$f" 2>&1) |
-			sed -E 's/:[0-9]+: /: /; s/ line [0-9]+/ line N/' >>"$res/$label.kdoc"
+			sed -E 's/:[0-9]+: /: /; s/^(Warning: [^ :]+):[0-9]+ /\1: /; s/ line [0-9]+/ line N/' >>"$res/$label.kdoc"
 	done
 	sort -o "$res/$label.kdoc" "$res/$label.kdoc"
 }
