@@ -237,11 +237,10 @@ series_hash() {
 	} | sha256sum | cut -d' ' -f1
 }
 
-# series_list <patches-dir>: the patch names of a quilt series file, in order.
+# series_list <patches-dir>: the patch names of a quilt series file, in order
+# (series_mails below reads the file).
 series_list() {
-	[ -f "$1/series" ] || return 0
-	sed -e 's/#.*//' -e 's/[[:space:]]\+-p[0-9].*//' -e 's/[[:space:]]*$//' \
-		-e '/^$/d' "$1/series"
+	series_mails "$1" | cut -f3
 }
 
 # series_mails <patches-dir>: which mail series (the unit sent to one
@@ -262,7 +261,8 @@ series_mails() {
 			if (index(s, "--")) { dest = substr(s, index(s, "--") + 2); sub(/^[[:space:]]+/, "", dest); sub(/[[:space:]]+$/, "", dest) }
 			next
 		}
-		{ p = $0; sub(/#.*/, "", p); sub(/[[:space:]]+-p[0-9].*/, "", p); sub(/[[:space:]]+$/, "", p); sub(/^[[:space:]]+/, "", p) }
+		# A patch line: comments, the quilt -pN option, trailing blanks dropped.
+		{ p = $0; sub(/#.*/, "", p); sub(/[[:space:]]+-p[0-9].*/, "", p); sub(/[[:space:]]+$/, "", p) }
 		p != "" { printf "%s\t%s\t%s\n", id, dest, p }
 	' "$1/series"
 }
