@@ -497,6 +497,54 @@ def cmd_compare(a):
     return write_report(doc, a.out)
 
 
+def cmd_bases(a):
+    """make bench results of two bases (e.g. 6.12 and mainline), one
+    reStructuredText table: per benchmark and metric, each base's base and
+    patched medians and its ratio. Only what both files measured, unless
+    --all; the ratios are compared, never the absolute values across
+    bases (different kernels, possibly different runs)."""
+    docs = []
+    for f in a.files:
+        d = json.load(open(f))
+        docs.append({(x["benchmark"], x["metric"]): x for x in d["results"]})
+    labels = a.labels.split(",") if a.labels else [os.path.basename(os.path.dirname(os.path.abspath(f)))
+                                                   for f in a.files]
+    if len(labels) != len(docs):
+        raise ValueError(f"--labels names {len(labels)} bases for {len(docs)} files")
+    keys = []
+    for d in docs:
+        for k in d:
+            if k not in keys and (a.all or all(k in d2 for d2 in docs)):
+                keys.append(k)
+    if a.benchmarks:
+        want = a.benchmarks.split(",")
+        keys = [k for k in keys if k[0] in want]
+    if not keys:
+        raise ValueError("no benchmark/metric in common (use --all)")
+
+    def cell(d, k):
+        x = d.get(k)
+        if x is None:
+            return "not measured", "-"
+        ratio = "-" if x["ratio"] is None else f"{x['ratio']:.3f}"
+        return f"{fmt(x['base_median'])} -> {fmt(x['patched_median'])}", ratio
+    head = ["benchmark", "metric", "kind"]
+    for lab in labels:
+        head += [f"{lab}: base -> patched", f"{lab}: ratio"]
+    rows = []
+    for k in keys:
+        kind = next(d[k]["kind"] for d in docs if k in d)
+        row = [k[0], k[1], kind]
+        for d in docs:
+            row += list(cell(d, k))
+        rows.append(row)
+    widths = [max(len(str(r[i])) for r in rows + [head]) for i in range(len(head))]
+    sep = "  ".join("=" * w for w in widths)
+    line = lambda r: "  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip()
+    print("\n".join([sep, line(head), sep] + [line(r) for r in rows] + [sep]))
+    return 0
+
+
 def write_report(doc, out):
     """bench.json, bench.md, the plots and the printed table in <out>."""
     os.makedirs(out, exist_ok=True)
@@ -536,6 +584,12 @@ def main():
     k.add_argument("after")
     k.add_argument("--out", required=True)
     k.set_defaults(func=cmd_compare)
+    b = sub.add_parser("bases")
+    b.add_argument("files", nargs="+", help="bench.json of each base")
+    b.add_argument("--labels", default="", help="comma-separated base names (default: parent dirs)")
+    b.add_argument("--benchmarks", default="", help="comma-separated benchmark names")
+    b.add_argument("--all", action="store_true", help="also metrics only one base measured")
+    b.set_defaults(func=cmd_bases)
     a = ap.parse_args()
     try:
         return a.func(a)

@@ -131,6 +131,31 @@ class BenchCollectorTest(unittest.TestCase):
         self.assertEqual((site["base"], site["patched"]), ([40, 40], [0, 0]))
         self.assertEqual((d["before_kernel"], d["after_kernel"]), ("6.12.117", "6.12.117+series"))
 
+    def test_bases_side_by_side(self):
+        # Two bases' make bench results: one table, ratios per base; a metric
+        # only one base measured is left out unless --all.
+        docs = []
+        for base, acq, extra in (("6.12", [4084, 0], False), ("mainline", [5000, 0], True)):
+            res = [{"benchmark": "exit-loop-gic", "metric": "lock_stat irq_desc_lock_class acquisitions",
+                    "kind": "count", "unit": "acquisitions", "base_median": acq[0],
+                    "patched_median": acq[1], "ratio": 0.0}]
+            if extra:
+                res.append({"benchmark": "lpi-1x1x1", "metric": "LPIs taken by the guest", "kind": "tally",
+                            "unit": "LPIs", "base_median": 10000, "patched_median": 10000, "ratio": 1.0})
+            os.makedirs(os.path.join(self.tmp, base))
+            docs.append(os.path.join(self.tmp, base, "bench.json"))
+            json.dump({"results": res}, open(docs[-1], "w"))
+        p = bench_py("bases", *docs)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertIn("6.12: ratio", p.stdout)
+        self.assertRegex(p.stdout, r"exit-loop-gic +lock_stat irq_desc_lock_class acquisitions +count +"
+                                   r"4,084 -> 0 +0.000 +5,000 -> 0 +0.000")
+        self.assertNotIn("LPIs taken", p.stdout)
+        p = bench_py("bases", "--all", "--labels", "old,new", *docs)
+        self.assertRegex(p.stdout, r"LPIs taken by the guest +tally +not measured +- +10,000 -> 10,000 +1.000")
+        p = bench_py("bases", "--labels", "one", *docs)
+        self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
+
 
 if __name__ == "__main__":
     unittest.main()
