@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """A cover letter's text from its template and results JSON (make export).
 
-    cover.py <template> <base description> [results.json ...]
+    cover.py <template> <base description> [results.json ...] [-- results.json ...]
 
 The template is the cover letter: first line the subject, then the body.
 Lines at its top that start with "#" are for the template only and are
@@ -10,7 +10,9 @@ dropped; "# benchmarks: NAME..." there limits @RESULTS@ to those benchmarks.
 Placeholders: @BASE@ (the base the series applies to), @RESULTS@ (the
 base-vs-patched tables of the results files: several files, newest first,
 a benchmark shown from the newest file that has it; each block names the
-kernel base it was measured on). A template that asks for @RESULTS@ when no
+kernel base it was measured on). A "--" among the results files starts a
+group of fallbacks: a benchmark comes from the first group that has it
+(make export: the series' own base first, then the other bases). A template that asks for @RESULTS@ when no
 results file has any of its benchmarks is an error.
 """
 import json
@@ -36,10 +38,15 @@ def split_template(text):
     return directives, "\n".join(lines)
 
 
-def results_text(docs, wanted=None):
+def newest_first(docs):
+    return sorted(docs, key=lambda d: d.get("metadata", {}).get("date", ""), reverse=True)
+
+
+def results_text(groups, wanted=None):
+    """groups: lists of results documents, in order of preference."""
     lines = []
     shown = set()
-    for doc in sorted(docs, key=lambda d: d.get("metadata", {}).get("date", ""), reverse=True):
+    for doc in [d for g in groups for d in newest_first(g)]:
         md = doc.get("metadata", {})
         results = [r for r in doc.get("results", [])
                    if r["benchmark"] not in shown and (wanted is None or r["benchmark"] in wanted)]
@@ -83,13 +90,18 @@ def main(argv):
     tmpl, base, paths = argv[1], argv[2], argv[3:]
     directives, body = split_template(open(tmpl, encoding="utf-8").read())
     if "@RESULTS@" in body:
-        docs = [json.load(open(p)) for p in paths]
+        groups = [[]]
+        for p in paths:
+            if p == "--":
+                groups.append([])
+            else:
+                groups[-1].append(json.load(open(p)))
         wanted = set(directives["benchmarks"]) if "benchmarks" in directives else None
-        res = results_text(docs, wanted)
+        res = results_text(groups, wanted)
         if not res:
             sys.exit(f"{tmpl}: @RESULTS@ but no results file has "
                      + (f"any of {' '.join(sorted(wanted))}" if wanted else "results")
-                     + f" ({' '.join(paths) or 'none given'}); run make bench or set RESULTS=")
+                     + f" ({' '.join(p for p in paths if p != '--') or 'none given'}); run make bench or set RESULTS=")
         body = body.replace("@RESULTS@", res)
     body = body.replace("@BASE@", base)
     sys.stdout.write(body.strip("\n") + "\n")

@@ -18,9 +18,11 @@
 # file by file (git tree hashes), with the quilt-applied work tree.
 #
 #   PATCHES=dir          series (default patches/)
-#   RESULTS="file..."    results JSON(s) (default: $RESULTS_DIR/bench/bench.json,
-#                        else Documentation/results/bench*.json; with several,
-#                        each benchmark comes from the newest file that has it)
+#   RESULTS="file..."    results JSON(s) (default: $RESULTS_DIR/bench/bench.json
+#                        and Documentation/results/<base>/bench*.json, then the
+#                        other bases' files for what <base> lacks; with several,
+#                        each benchmark comes from the newest file that has it,
+#                        "--" starts a fallback group)
 #   EXPORT_PREFIX=...    subject prefix (default PATCH; e.g. "RFC PATCH")
 #   EXPORT_VERSION=N     series version (v2, v3...: -v N)
 #   EXPORT_DIR=dir       output (default $OUT/export)
@@ -40,16 +42,24 @@ tmpl=${COVER_TEMPLATE:-$PATCHES/cover-letter.tmpl}
 tmpl=$(abspath "$tmpl")
 [ -f "$tmpl" ] || die "COVER_TEMPLATE=$tmpl not found"
 if [ -z "${RESULTS:-}" ]; then
-	RESULTS=$RESULTS_DIR/bench/bench.json
-	[ -f "$RESULTS" ] || RESULTS=$(ls "$HARNESS_ROOT"/Documentation/results/bench*.json 2>/dev/null | tr '\n' ' ')
+	RESULTS=$(ls "$RESULTS_DIR"/bench/bench.json "$HARNESS_ROOT"/Documentation/results/"$BASE"/bench*.json 2>/dev/null | tr '\n' ' ')
+	# A benchmark this base has not measured yet comes from another base's
+	# results (the cover letter names the base of every block).
+	for b in $BASES; do
+		[ "$b" = "$BASE" ] && continue
+		other=$(ls "$HARNESS_ROOT"/Documentation/results/"$b"/bench*.json 2>/dev/null | tr '\n' ' ')
+		[ -n "$other" ] && RESULTS="$RESULTS -- $other"
+	done
 fi
 r=""
-for f in $RESULTS; do r="$r $(abspath "$f")"; done
+for f in $RESULTS; do
+	if [ "$f" = -- ]; then r="$r --"; else r="$r $(abspath "$f")"; fi
+done
 RESULTS=${r# }
 for r in $RESULTS; do
-	[ -f "$r" ] || die "no results JSON ($r)" "run make bench, or set RESULTS=<bench.json ...>"
+	[ "$r" = -- ] || [ -f "$r" ] || die "no results JSON ($r)" "run make bench, or set RESULTS=<bench.json ...>"
 done
-[ -n "${RESULTS// /}" ] || die "no results JSON" "run make bench, or set RESULTS=<bench.json ...>"
+[ -n "$(echo "$RESULTS" | tr -d ' -')" ] || die "no results JSON" "run make bench, or set RESULTS=<bench.json ...>"
 
 name=$(cd "$HARNESS_ROOT" && git config user.name || true)
 email=$(cd "$HARNESS_ROOT" && git config user.email || true)
