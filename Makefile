@@ -4,13 +4,14 @@
 # scripts from the environment and documented in Documentation/harness.rst.
 # Exit status of every target: 0 pass, 1 test failure, 2 harness error.
 
-.PHONY: help deps run test harness-test kunit check export bench hw-run hw-bench clean distclean
+.PHONY: help deps run test harness-test kunit mutants check export bench hw-run hw-bench clean distclean
 
 help:
 	@echo "make run      build base tree + patches/<base>/series, boot under QEMU, run the KVM selftests"
 	@echo "make test     the project's tests (harness, run lists on both bases; FULL=1: every run on both)"
 	@echo "make harness-test  the harness's own unit and input tests, no kernel build (seconds)"
 	@echo "make kunit    the KUnit suites of selftests/kunit.txt with kunit.py run (arm64, QEMU)"
+	@echo "make mutants  each mutant kernel (series + one deliberate bug) must fail the tests its header names"
 	@echo "make check    per-patch gates: apply, checkpatch, bisect builds (arm64, x86_64), sparse, W=1, kernel-doc, clang"
 	@echo "make export   mail-ready series (format-patch + cover letter) from your git identity, proven git am-able"
 	@echo "make bench    base vs patched kernel, same config and QEMU, interleaved boots"
@@ -22,7 +23,7 @@ help:
 	@echo "Variables: BASE (mainline = 7.3.4, the default; 6.12) KERNEL_SRC PATCHES FRAGMENTS LLVM"
 	@echo "           HOST_MODE GIC SMP MEM APPEND"
 	@echo "           RUNLIST SKIPLISTS ONLY REPEAT RUN_NAME OUT JOBS BOOT_TIMEOUT WATCHDOG L2 L2_IMAGES"
-	@echo "           REPS BENCHLIST (bench) CHECK_X86 CHECK_CLANG (check) FULL TEST_RUNS (test)"
+	@echo "           REPS BENCHLIST (bench) MUTANTS MUTANTS_DIR (mutants) CHECK_X86 CHECK_CLANG (check) FULL TEST_RUNS (test)"
 	@echo "           RESULTS EXPORT_PREFIX EXPORT_VERSION EXPORT_DIR (export)"
 
 deps:
@@ -39,6 +40,9 @@ harness-test:
 
 kunit:
 	@scripts/kunit.sh
+
+mutants:
+	@scripts/mutants.sh
 
 check:
 	@scripts/check.sh

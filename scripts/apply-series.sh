@@ -57,8 +57,24 @@ if [ -d "$src" ] && [ -f "$work/base-id" ] && [ "$(cat "$work/base-id")" = "$BAS
 	# the saved originals and touches them so they rebuild).
 	# quilt pops with the series that was pushed (a snapshot of it): the
 	# patches directory may have renamed or dropped those patches since.
+	# Only the patches above the longest common prefix of the pushed series
+	# and the new one (same names, same bytes) come off: a series that
+	# differs in its last patch (make mutants) rebuilds only what that
+	# patch touches.
+	keep=0
 	if [ -f "$src/.pc/applied-patches" ] && [ -s "$src/.pc/applied-patches" ]; then
-		if ! (cd "$src" && QUILT_PATCHES=$work/applied-series quilt pop -a -q) >"$work/pop.log" 2>&1; then
+		mapfile -t old_patches <"$src/.pc/applied-patches"
+		for ((i = 0; i < ${#old_patches[@]} && i < ${#patches[@]}; i++)); do
+			[ "${old_patches[$i]}" = "${patches[$i]}" ] &&
+				cmp -s "$work/applied-series/${old_patches[$i]}" "$PATCHES/${patches[$i]}" || break
+			keep=$((i + 1))
+		done
+		if [ "$keep" -eq "${#old_patches[@]}" ]; then
+			:   # the new series extends the pushed one
+		elif [ "$keep" -gt 0 ] &&
+		     (cd "$src" && QUILT_PATCHES=$work/applied-series quilt pop -q "${old_patches[$((keep - 1))]}") >"$work/pop.log" 2>&1; then
+			info "kept the first $keep patches applied; popped $(( ${#old_patches[@]} - keep ))"
+		elif keep=0; ! (cd "$src" && QUILT_PATCHES=$work/applied-series quilt pop -a -q) >"$work/pop.log" 2>&1; then
 			info "could not pop the old series; recreating the work tree"
 			# The copy gets the base's old mtimes: files the old series
 			# changed (quilt keeps a backup of each under .pc/<patch>/)
@@ -101,7 +117,7 @@ if [ ! -d "$src" ]; then
 		cp -p "$src/$f" "$src/$f.retouch" && mv -f "$src/$f.retouch" "$src/$f" && touch "$src/$f"
 	done
 fi
-rm -rf "$src/.pc"
+[ "${keep:-0}" -gt 0 ] && [ -d "$src/.pc" ] || { keep=0; rm -rf "$src/.pc"; }
 
 # Snapshot of the series being pushed, for the next pop.
 snapshot_series "$PATCHES" "$work"
@@ -110,6 +126,7 @@ n=0
 offsets=0
 for p in "${patches[@]}"; do
 	n=$((n + 1))
+	[ "$n" -le "$keep" ] && continue
 	log=$work/push-$n.log
 	if ! (cd "$src" && quilt push --fuzz=0 "$p") >"$log" 2>&1; then
 		echo "[harness] apply: ERROR: patch $n/${#patches[@]} $p does not apply to $BASE_VERSION:" >&2
