@@ -117,7 +117,10 @@ if [ ! -d "$src" ]; then
 		cp -p "$src/$f" "$src/$f.retouch" && mv -f "$src/$f.retouch" "$src/$f" && touch "$src/$f"
 	done
 fi
+# quilt remembers the patches directory it last used in .pc: the kept
+# patches are pushed again from $PATCHES, not from the old snapshot.
 [ "${keep:-0}" -gt 0 ] && [ -d "$src/.pc" ] || { keep=0; rm -rf "$src/.pc"; }
+rm -f "$src/.pc/.quilt_patches" "$src/.pc/.quilt_series"
 
 # Snapshot of the series being pushed, for the next pop.
 snapshot_series "$PATCHES" "$work"

@@ -278,6 +278,23 @@ input_cases() {
 	else
 		result harness/empty-series-is-base fail "an empty series did not apply (log: $LOGS/empty-series.log)"
 	fi
+	# Two series with a common first patch: only the top comes off (make
+	# mutants), the shared patch's file is not rewritten.
+	ps=$LOGS/prefix-b
+	rm -rf "$ps" && cp -r "$FX/prefix-series" "$ps" &&
+		printf '0001-good.patch\n0003-top-3.patch\n' >"$ps/series"
+	if env PATCHES="$FX/prefix-series" "$S"/apply-series.sh >"$LOGS/prefix-a.log" 2>&1 &&
+	   m1=$(stat -c %Y.%y "$WORK/$VARIANT/src/virt/lib/irqbypass.c") && sleep 1 &&
+	   env PATCHES="$ps" "$S"/apply-series.sh >"$LOGS/prefix-b.log" 2>&1 &&
+	   grep -q 'kept the first 1 patches applied; popped 1' "$LOGS/prefix-b.log" &&
+	   grep -q 'top 3' "$WORK/$VARIANT/src/kernel/irq/manage.c" &&
+	   ! grep -q 'top 2' "$WORK/$VARIANT/src/kernel/irq/manage.c" &&
+	   [ "$(stat -c %Y.%y "$WORK/$VARIANT/src/virt/lib/irqbypass.c")" = "$m1" ]; then
+		result harness/series-common-prefix-kept pass "$(grep -m1 kept "$LOGS/prefix-b.log" | cut -c1-100)"
+	else
+		result harness/series-common-prefix-kept fail "logs: $LOGS/prefix-a.log $LOGS/prefix-b.log"
+	fi
+	env PATCHES="$FX/empty-series" "$S"/apply-series.sh >/dev/null 2>&1 || true
 	expect hw-run-refuses-non-arm64 2 'hw-run: ERROR: .*(not an arm64 host|no /dev/kvm)' -- \
 		"$S"/hw-run.sh
 	if "$S"/hw-run.sh --dry-run >"$LOGS/hw-dry-run.log" 2>&1 &&
