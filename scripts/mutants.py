@@ -182,7 +182,8 @@ def cmd_report(a):
         for line in f:
             fields = line.rstrip("\n").split("\t")
             if len(fields) >= 2:
-                rows.append((fields[0], fields[1], fields[2] if len(fields) > 2 else ""))
+                name = fields[0].split("/", 1)[1] if fields[0].startswith("mutants/") else fields[0]
+                rows.append((name, fields[1], fields[2] if len(fields) > 2 else ""))
     os.makedirs(a.out, exist_ok=True)
     width = max([len(r[0]) for r in rows] + [6])
     lines = [f"{'mutant'.ljust(width)}  {'result':8}  note"]
