@@ -63,6 +63,25 @@ sigterm_case() {
 }
 
 input_cases() {
+	# The two series in step: every mainline-series patch backported once
+	# by a 6.12 patch that names it by number and subject.
+	if python3 "$S"/tests/series-in-step.py "$HARNESS_ROOT/patches/mainline" "$HARNESS_ROOT/patches/6.12" \
+		>"$LOGS/series-in-step.log" 2>&1; then
+		result harness/series-in-step pass "$(grep -c '^Backport of mainline-series' "$HARNESS_ROOT"/patches/6.12/0*.patch | grep -vc ':0$') 6.12 patches backport the mainline series' $(series_list "$HARNESS_ROOT/patches/mainline" | wc -l)"
+	else
+		result harness/series-in-step fail "$(head -n 1 "$LOGS/series-in-step.log")"
+	fi
+	# Mutant headers: each names tests the run list or the KUnit list has.
+	for b in $BASES; do
+		[ -d "$HARNESS_ROOT/selftests/mutants/$b" ] || continue
+		if n=$(python3 "$S"/mutants.py list "$HARNESS_ROOT/selftests/mutants/$b" \
+			--runlist "$HARNESS_ROOT/selftests/runlist-qemu.txt" \
+			--kunit "$HARNESS_ROOT/selftests/kunit.txt" 2>"$LOGS/mutants-$b.log" | wc -l) && [ "$n" -gt 0 ]; then
+			result "harness/mutant-headers-$b" pass "$n mutants"
+		else
+			result "harness/mutant-headers-$b" fail "$(head -n 1 "$LOGS/mutants-$b.log")"
+		fi
+	done
 	expect kernel-src-missing 2 'ERROR: KERNEL_SRC=/nonexistent/linux does not exist' -- \
 		env KERNEL_SRC=/nonexistent/linux "$S"/run.sh
 	expect kernel-src-not-a-tree 2 'is not a Linux kernel tree' -- \
