@@ -35,6 +35,8 @@ import os
 import re
 import sys
 
+import runlist
+
 HEADER_KEYS = ("Mutant", "Breaks", "Tests", "Why")
 
 
@@ -68,22 +70,20 @@ def parse_header(path):
     return fields
 
 
-def runlist_names(path):
-    names = set()
+def kunit_suites(path):
+    """The suite names of selftests/kunit.txt ("<suite> <symbols>...")."""
+    suites = set()
     with open(path, encoding="utf-8") as f:
         for line in f:
             line = line.split("#", 1)[0].strip()
             if line:
-                names.add(line.split()[0])
-    return names
-
-
-def kunit_suites(path):
-    return runlist_names(path)
+                suites.add(line.split()[0])
+    return suites
 
 
 def cmd_list(a):
-    tests, suites = runlist_names(a.runlist), kunit_suites(a.kunit)
+    tests = {t[0] for t in runlist.parse_runlist(a.runlist)}
+    suites = kunit_suites(a.kunit)
     files = sorted(f for f in os.listdir(a.dir) if f.endswith(".patch"))
     if not files:
         raise MutantError(f"no mutants (*.patch) in {a.dir}")
@@ -224,7 +224,7 @@ def main():
     a = ap.parse_args()
     try:
         return a.func(a)
-    except (OSError, MutantError) as e:
+    except (OSError, MutantError, runlist.RunListError) as e:
         print(f"[harness] mutants: ERROR: {e}", file=sys.stderr)
         return 2
 

@@ -49,8 +49,16 @@ rm -rf "$out"
 mkdir -p "$out/runs"
 tsv=$out/results.tsv
 : >"$tsv"
-# The series each mutant is applied with: the base's series, then the mutant.
+# The series each mutant is applied with: the base's series (linked once),
+# then the mutant (its link and the series file change per mutant).
 sdir=$WORK/mutant-series
+rm -rf "$sdir"
+mkdir -p "$sdir"
+series_list "$PATCHES" >"$sdir/base-series"
+while read -r p; do
+	mkdir -p "$sdir/$(dirname "$p")"
+	ln -s "$PATCHES/$p" "$sdir/$p"
+done <"$sdir/base-series"
 "$S"/deps.sh
 "$S"/base-tree.sh
 total=$(echo "$plan" | wc -l)
@@ -59,14 +67,9 @@ while IFS=$'\t' read -r file name st ku; do
 	i=$((i + 1))
 	m_start=$(date +%s)
 	info "mutant $i/$total: $name (tests: $(echo "$st" "$ku" | tr -d '\n' | sed 's/^- //; s/ -$//'))"
-	rm -rf "$sdir"
-	mkdir -p "$sdir"
-	series_list "$PATCHES" | while read -r p; do
-		mkdir -p "$sdir/$(dirname "$p")"
-		ln -s "$PATCHES/$p" "$sdir/$p"
-	done
+	rm -f "$sdir"/zz-mutant-*
 	ln -s "$MUTANTS_DIR/$file" "$sdir/zz-mutant-$file"
-	{ series_list "$PATCHES"; echo "zz-mutant-$file"; } >"$sdir/series"
+	{ cat "$sdir/base-series"; echo "zz-mutant-$file"; } >"$sdir/series"
 	log=$out/runs/$name.log
 	tests=""
 	summary="" id="" ktsv=""
