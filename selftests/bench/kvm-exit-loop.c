@@ -8,14 +8,23 @@
  * userspace and one KVM_RUN: a full vcpu_put()/vcpu_load() cycle on the
  * host. With perfect scaling the rate per vCPU does not depend on N.
  *
+ * With -t HZ (in-kernel GICv3 only) the guest also takes its virtual timer
+ * interrupt HZ times a second, as a guest kernel's tick does: it enables
+ * the timer PPI in its redistributor and the group in the distributor,
+ * and its IRQ handler acknowledges the interrupt, re-arms the timer (the
+ * line drops) and EOIs it, so the host also runs the paths of a guest
+ * timer interrupt (injection, and the resampling of the mapped level
+ * interrupt on the next exit). The interrupts taken are reported.
+ *
  * Standalone: raw KVM ioctls only, runs on any arm64 host kernel (QEMU L1
  * or hardware). One JSON object per line on stdout, for the bench
  * collector:
  *   {"benchmark":"exit-loop","irqchip":"kernel","vcpus":4,"pinned":true,
  *    "seconds":2.00,"exits":[...],"per_vcpu":..., "aggregate":...}
  *
- * Usage: kvm-exit-loop [-i kernel|user] [-n N[,N...]] [-s seconds] [-u]
+ * Usage: kvm-exit-loop [-i kernel|user] [-n N[,N...]] [-s seconds] [-t HZ] [-u]
  *   -i  in-kernel GICv3 (default) or no in-kernel irqchip ("user")
+ *   -t  the guest takes its virtual timer interrupt HZ times a second
  *   -n  vCPU counts to run, default 1,2,4,... up to the number of CPUs
  *   -s  seconds per measurement (default 2)
  *   -u  do not pin vCPU threads (also implied when N > CPUs)
@@ -46,12 +55,69 @@
 #define GUEST_CODE_GPA	0x40000000UL
 #define GUEST_MEM_SIZE	0x10000UL
 #define MMIO_GPA	0x0a000000UL	/* outside every memslot */
+#define PANIC_GPA	0x0b000000UL	/* the guest's unexpected-exception store */
 #define GICD_GPA	0x08000000UL
 #define GICR_GPA	0x080a0000UL
 #define MAX_VCPUS	512
+#define GICR_STRIDE	0x20000UL	/* RD_base + SGI_base frames per vCPU */
+#define GICR_ISENABLER0	(0x10000 + 0x100)
+#define VTIMER_INTID	27
 
 #define die(...) do { fprintf(stderr, "kvm-exit-loop: " __VA_ARGS__); \
 		      fprintf(stderr, " (%s)\n", strerror(errno)); exit(1); } while (0)
+
+/*
+ * The guest with -t, position independent, copied to GUEST_CODE_GPA. On
+ * entry (EL1h, interrupts masked, MMU off): x0 the exit address, x3 the
+ * vCPU's GICR_ISENABLER0, x4 the timer PPI's bit, x5 the timer period in
+ * counter ticks, x9 GICD_CTLR, x10 PANIC_GPA. x7 counts the interrupts.
+ * Any exception but an IRQ stores to PANIC_GPA: the host stops there.
+ */
+extern const uint32_t timer_guest[], timer_guest_end[];
+asm(".pushsection .rodata\n"
+    ".balign 2048\n"
+    ".globl timer_guest, timer_guest_end\n"
+    "timer_guest:\n"
+    "	adr	x2, 1f\n"
+    "	msr	vbar_el1, x2\n"
+    "	mov	x2, #1\n"
+    "	msr	S3_0_C12_C12_5, x2\n"	/* ICC_SRE_EL1.SRE */
+    "	isb\n"
+    "	mov	x2, #0xff\n"
+    "	msr	S3_0_C4_C6_0, x2\n"	/* ICC_PMR_EL1: every priority */
+    "	mov	x2, #1\n"
+    "	msr	S3_0_C12_C12_7, x2\n"	/* ICC_IGRPEN1_EL1 */
+    "	mov	w2, #2\n"
+    "	str	w2, [x9]\n"		/* GICD_CTLR.EnableGrp1A */
+    "	str	w4, [x3]\n"		/* enable the timer PPI */
+    "	msr	cntv_tval_el0, x5\n"
+    "	mov	x2, #1\n"
+    "	msr	cntv_ctl_el0, x2\n"	/* enabled, not masked */
+    "	isb\n"
+    "	msr	daifclr, #2\n"
+    "0:	str	w1, [x0]\n"		/* the exit loop */
+    "	b	0b\n"
+    ".balign 2048\n"
+    "1:\n"				/* VBAR_EL1 */
+    ".rept 5\n"			/* 0x000-0x200: SP_EL0 x4, SP_ELx sync */
+    "	str	w1, [x10]\n"
+    "	b	.\n"
+    "	.balign 128\n"
+    ".endr\n"
+    "	mrs	x6, S3_0_C12_C12_0\n"	/* 0x280 IRQ: ICC_IAR1_EL1 */
+    "	msr	cntv_tval_el0, x5\n"	/* re-armed: the line drops */
+    "	isb\n"
+    "	msr	S3_0_C12_C12_1, x6\n"	/* ICC_EOIR1_EL1 (EOImode 0) */
+    "	add	x7, x7, #1\n"
+    "	eret\n"
+    "	.balign 128\n"
+    ".rept 10\n"			/* 0x300-0x780: FIQ, SError, lower ELs */
+    "	str	w1, [x10]\n"
+    "	b	.\n"
+    "	.balign 128\n"
+    ".endr\n"
+    "timer_guest_end:\n"
+    ".popsection\n");
 
 /* KVM_REG_ARM_CORE register id of a field of struct kvm_regs. */
 #define CORE_REG(field) (KVM_REG_ARM64 | KVM_REG_SIZE_U64 | KVM_REG_ARM_CORE | \
@@ -63,6 +129,7 @@ struct vcpu {
 	int cpu;		/* -1: not pinned */
 	pthread_t thread;
 	uint64_t exits;
+	uint64_t timer_irqs;
 };
 
 static int kvm_fd, run_size;
@@ -75,6 +142,16 @@ static void set_reg(int vcpu_fd, uint64_t id, uint64_t val)
 
 	if (ioctl(vcpu_fd, KVM_SET_ONE_REG, &reg))
 		die("KVM_SET_ONE_REG 0x%llx", (unsigned long long)id);
+}
+
+static uint64_t get_reg(int vcpu_fd, uint64_t id)
+{
+	uint64_t val;
+	struct kvm_one_reg reg = { .id = id, .addr = (uint64_t)&val };
+
+	if (ioctl(vcpu_fd, KVM_GET_ONE_REG, &reg))
+		die("KVM_GET_ONE_REG 0x%llx", (unsigned long long)id);
+	return val;
 }
 
 static void set_attr(int fd, uint32_t group, uint64_t attr, uint64_t *val)
@@ -109,13 +186,18 @@ static void *vcpu_thread(void *arg)
 				v->run->exit_reason);
 			exit(1);
 		}
+		if (v->run->mmio.phys_addr == PANIC_GPA) {
+			fprintf(stderr, "kvm-exit-loop: the guest took an unexpected exception\n");
+			exit(1);
+		}
 		v->exits++;
 	}
 	return NULL;
 }
 
 /* One measurement: a fresh VM with n vCPUs, all looping for `secs`. */
-static void measure(int n, bool kernel_irqchip, bool pin, double secs, int ncpus)
+static void measure(int n, bool kernel_irqchip, bool pin, double secs, int ncpus,
+		    unsigned int timer_hz)
 {
 	/* str w1, [x0]; b .-4 */
 	static const uint32_t code[] = { 0xb9000001, 0x17ffffff };
@@ -124,7 +206,7 @@ static void measure(int n, bool kernel_irqchip, bool pin, double secs, int ncpus
 	struct kvm_vcpu_init init;
 	struct vcpu *vcpus = calloc(n, sizeof(*vcpus));
 	struct timespec t0, t1;
-	uint64_t addr, total = 0;
+	uint64_t addr, total = 0, timer_irqs = 0, cntfrq;
 	bool pinned = pin && n <= ncpus;
 	char tag[32], params[96], name[96];
 	void *ram;
@@ -137,7 +219,10 @@ static void measure(int n, bool kernel_irqchip, bool pin, double secs, int ncpus
 		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (ram == MAP_FAILED)
 		die("mmap");
-	memcpy(ram, code, sizeof(code));
+	if (timer_hz)
+		memcpy(ram, timer_guest, (char *)timer_guest_end - (char *)timer_guest);
+	else
+		memcpy(ram, code, sizeof(code));
 	mem = (struct kvm_userspace_memory_region) {
 		.slot = 0, .guest_phys_addr = GUEST_CODE_GPA,
 		.memory_size = GUEST_MEM_SIZE, .userspace_addr = (uint64_t)ram,
@@ -169,6 +254,16 @@ static void measure(int n, bool kernel_irqchip, bool pin, double secs, int ncpus
 			die("KVM_ARM_VCPU_INIT");
 		set_reg(v->fd, CORE_REG(regs.pc), GUEST_CODE_GPA);
 		set_reg(v->fd, CORE_REG(regs.regs[0]), MMIO_GPA + 8 * i);
+		if (timer_hz) {
+			asm volatile("mrs %0, cntfrq_el0" : "=r" (cntfrq));
+			set_reg(v->fd, CORE_REG(regs.regs[3]),
+				GICR_GPA + i * GICR_STRIDE + GICR_ISENABLER0);
+			set_reg(v->fd, CORE_REG(regs.regs[4]), 1U << VTIMER_INTID);
+			set_reg(v->fd, CORE_REG(regs.regs[5]), cntfrq / timer_hz);
+			set_reg(v->fd, CORE_REG(regs.regs[7]), 0);
+			set_reg(v->fd, CORE_REG(regs.regs[9]), GICD_GPA);
+			set_reg(v->fd, CORE_REG(regs.regs[10]), PANIC_GPA);
+		}
 		v->cpu = pinned ? allowed[i] : -1;
 	}
 	if (kernel_irqchip)
@@ -183,8 +278,11 @@ static void measure(int n, bool kernel_irqchip, bool pin, double secs, int ncpus
 	atomic_store(&go, 1);
 	usleep((useconds_t)(secs * 1e6));
 	atomic_store(&stop, 1);
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		pthread_join(vcpus[i].thread, NULL);
+		if (timer_hz)
+			timer_irqs += get_reg(vcpus[i].fd, CORE_REG(regs.regs[7]));
+	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	secs = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
 
@@ -196,8 +294,9 @@ static void measure(int n, bool kernel_irqchip, bool pin, double secs, int ncpus
 		total += vcpus[i].exits;
 		printf("%s%llu", i ? "," : "", (unsigned long long)vcpus[i].exits);
 	}
-	printf("],\"per_vcpu\":%.1f,\"aggregate\":%.1f}\n",
-	       total / secs / n, total / secs);
+	printf("],\"per_vcpu\":%.1f,\"aggregate\":%.1f,\"timer_hz\":%u,"
+	       "\"timer_irqs\":%llu}\n", total / secs / n, total / secs, timer_hz,
+	       (unsigned long long)timer_irqs);
 	snprintf(tag, sizeof(tag), "%d vCPUs%s", n, pinned ? "" : " unpinned");
 	snprintf(params, sizeof(params), "\"vcpus\":%d,\"pinned\":%s,\"irqchip\":\"%s\"",
 		 n, pinned ? "true" : "false", kernel_irqchip ? "kernel" : "user");
@@ -205,6 +304,11 @@ static void measure(int n, bool kernel_irqchip, bool pin, double secs, int ncpus
 	bench_metric(name, params, "exits/s", "rate", "higher", total / secs / n);
 	snprintf(name, sizeof(name), "exits/s aggregate, %s", tag);
 	bench_metric(name, params, "exits/s", "rate", "higher", total / secs);
+	if (timer_hz) {
+		/* How many the guests took depends on the run's speed: a tally. */
+		snprintf(name, sizeof(name), "guest timer interrupts, %s", tag);
+		bench_metric(name, params, "interrupts", "tally", "neither", timer_irqs);
+	}
 
 	for (i = 0; i < n; i++) {
 		munmap(vcpus[i].run, run_size);
@@ -222,6 +326,7 @@ int main(int argc, char **argv)
 	int ncpus = 0, cpu;
 	bool kernel_irqchip = true, pin = true;
 	int counts[64], ncounts = 0, opt, i;
+	unsigned int timer_hz = 0;
 	double secs = 2.0;
 	char *tok;
 
@@ -233,7 +338,7 @@ int main(int argc, char **argv)
 		if (CPU_ISSET(cpu, &set))
 			allowed[ncpus++] = cpu;
 
-	while ((opt = getopt(argc, argv, "i:n:s:uh")) != -1) {
+	while ((opt = getopt(argc, argv, "i:n:s:t:uh")) != -1) {
 		switch (opt) {
 		case 'i':
 			if (!strcmp(optarg, "kernel"))
@@ -250,6 +355,11 @@ int main(int argc, char **argv)
 		case 's':
 			secs = atof(optarg);
 			break;
+		case 't':
+			timer_hz = atoi(optarg);
+			if (timer_hz < 1 || timer_hz > 100000)
+				goto usage;
+			break;
 		case 'u':
 			pin = false;
 			break;
@@ -263,6 +373,8 @@ int main(int argc, char **argv)
 	for (i = 0; i < ncounts; i++)
 		if (counts[i] < 1 || counts[i] > MAX_VCPUS || secs <= 0)
 			goto usage;
+	if (timer_hz && !kernel_irqchip)
+		goto usage;	/* the guest's timer interrupt needs the vGIC */
 
 	kvm_fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
 	if (kvm_fd < 0)
@@ -271,9 +383,10 @@ int main(int argc, char **argv)
 	if (run_size <= 0)
 		die("KVM_GET_VCPU_MMAP_SIZE");
 	for (i = 0; i < ncounts; i++)
-		measure(counts[i], kernel_irqchip, pin, secs, ncpus);
+		measure(counts[i], kernel_irqchip, pin, secs, ncpus, timer_hz);
 	return 0;
 usage:
-	fprintf(stderr, "usage: %s [-i kernel|user] [-n N[,N...]] [-s seconds] [-u]\n", argv[0]);
+	fprintf(stderr, "usage: %s [-i kernel|user] [-n N[,N...]] [-s seconds] [-t HZ (kernel only)] [-u]\n",
+		argv[0]);
 	return 2;
 }
