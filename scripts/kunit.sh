@@ -141,11 +141,13 @@ while read -r suite symbols; do
 	printf 'CONFIG_KUNIT=y\n' >"$build/$suite.kunitconfig"
 	for s in $symbols; do echo "$s" >>"$build/$suite.kunitconfig"; done
 	args=(--kunitconfig="$build/$suite.kunitconfig")
-	info "kunit.py run --arch=arm64 $suite (log: $log)"
+	# Four CPUs: the per-CPU cases run on every online CPU.
+	info "kunit.py run --arch=arm64 --qemu_args='-smp 4' $suite (log: $log)"
 	(cd "$src" && python3 tools/testing/kunit/kunit.py run --arch=arm64 \
 		--cross_compile="$USER_CROSS" --build_dir="$build" \
 		--make_options CC="ccache ${USER_CROSS}gcc" \
-		--jobs="$JOBS" --timeout=600 --json="$json" "${args[@]}" "$suite") >"$log" 2>&1 || rc=1
+		--jobs="$JOBS" --timeout=600 --json="$json" --qemu_args='-smp 4' \
+		"${args[@]}" "$suite") >"$log" 2>&1 || rc=1
 	grep -E '^\[..:..:..\] (Testing complete|.*(PASSED|FAILED|SKIPPED|CRASHED))' "$log" | sed 's/^/  /' | tail -n 12
 	if [ -n "${RESULTS_TSV:-}" ]; then
 		if [ -s "$json" ]; then
