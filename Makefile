@@ -23,7 +23,7 @@ help:
 	@echo "Variables: BASE (mainline = 7.3.4, the default; 6.12) KERNEL_SRC PATCHES FRAGMENTS LLVM"
 	@echo "           HOST_MODE GIC SMP MEM APPEND"
 	@echo "           RUNLIST SKIPLISTS ONLY REPEAT RUN_NAME OUT JOBS BOOT_TIMEOUT WATCHDOG L2 L2_IMAGES"
-	@echo "           REPS BENCHLIST (bench) MUTANTS MUTANTS_DIR (mutants) CHECK_X86 CHECK_CLANG (check) FULL TEST_RUNS (test)"
+	@echo "           REPS BENCHLIST BASE_PATCHES (bench) MUTANTS MUTANTS_DIR (mutants) CHECK_X86 CHECK_CLANG (check) FULL TEST_RUNS (test)"
 	@echo "           RESULTS EXPORT_PREFIX EXPORT_VERSION EXPORT_DIR (export)"
 
 deps:

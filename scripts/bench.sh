@@ -9,6 +9,9 @@
 # Variables: REPS (3), BENCHLIST (selftests/benchlist-qemu.txt), ONLY,
 # FRAGMENTS ("kvm-host debug": lock_stat needs the debug config), HOST_MODE
 # (vhe), GIC (3), SMP (4), MEM (3G), KERNEL_SRC, PATCHES, LLVM.
+# BASE_PATCHES=dir: the "base" kernel applies that series instead of none,
+# to compare two versions of a change (e.g. an earlier revision of the
+# series) on the same base, config and QEMU.
 . "$(dirname "$0")/lib.sh"
 set -e
 S=$HARNESS_ROOT/scripts
@@ -20,6 +23,11 @@ export HOST_MODE=${HOST_MODE:-vhe} GIC=${GIC:-3} SMP=${SMP:-4} MEM=${MEM:-3G}
 BENCHLIST=${BENCHLIST:-$HARNESS_ROOT/selftests/benchlist-qemu.txt}
 BENCH_DIR=$RESULTS_DIR/bench
 case "$REPS" in ''|*[!0-9]*|0) PHASE=bench die "REPS=$REPS: give a positive number" ;; esac
+if [ -n "${BASE_PATCHES:-}" ]; then
+	[ -f "$BASE_PATCHES/series" ] ||
+		PHASE=bench die "BASE_PATCHES=$BASE_PATCHES has no series file" "give a quilt series directory, e.g. an earlier patches/<base>"
+	BASE_PATCHES=$(cd "$BASE_PATCHES" && pwd)
+fi
 [ -f "$BENCHLIST" ] || PHASE=bench die "benchmark list $BENCHLIST not found"
 # The inputs, before any build: the machine and the list (with ONLY).
 PHASE=bench
@@ -36,7 +44,7 @@ empty=$STATE/empty-series
 mkdir -p "$empty"
 echo "# the base kernel: no patches" >"$empty/series"
 for v in base patched; do
-	if [ $v = base ]; then p=$empty; else p=$PATCHES; fi
+	if [ $v = base ]; then p=${BASE_PATCHES:-$empty}; else p=$PATCHES; fi
 	VARIANT=$v PATCHES=$p "$S"/apply-series.sh
 	VARIANT=$v "$S"/config.sh
 	VARIANT=$v "$S"/build-kernel.sh
@@ -63,6 +71,7 @@ export TESTS_TIMEOUT=$total
 repro="make bench REPS=$REPS FRAGMENTS='$FRAGMENTS' HOST_MODE=$HOST_MODE GIC=$GIC SMP=$SMP MEM=$MEM"
 [ -n "${KERNEL_SRC:-}" ] && repro="$repro KERNEL_SRC=$KERNEL_SRC"
 [ "$PATCHES" != "$SERIES_DEFAULT" ] && repro="$repro PATCHES=$PATCHES"
+[ -n "${BASE_PATCHES:-}" ] && repro="$repro BASE_PATCHES=$BASE_PATCHES"
 [ -n "${ONLY:-}" ] && repro="$repro ONLY='$ONLY'"
 [ "$BENCHLIST" != "$HARNESS_ROOT/selftests/benchlist-qemu.txt" ] && repro="$repro BENCHLIST=$BENCHLIST"
 
