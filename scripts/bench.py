@@ -12,6 +12,9 @@
       the same for native runs on one kernel: a single-kernel results file
   bench.py compare BEFORE.json AFTER.json --out DIR
       two single-kernel files (make hw-bench before/after) -> bench.json etc.
+  bench.py ab --raw DIR... --benchlist LIST --out DIR
+      one kernel, a feature switched at run time: the off/on pairs that the
+      benchmarks print inside each boot -> ab.json, ab.md (paired ratios)
 
 Benchmark list lines:
   <name> <timeout s> <lock classes, comma separated, or -> <program> [args]
@@ -545,6 +548,143 @@ def cmd_bases(a):
     return 0
 
 
+# ---- A/B in one boot (axis "ab") ----------------------------------------
+
+# Two-sided 95% quantiles of Student's t for 1..30 degrees of freedom.
+T95 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+       2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+       2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042]
+
+
+def mean_ci(values):
+    """Mean and the 95% t-interval of the mean (None, None below 2 values)."""
+    n = len(values)
+    if n == 0:
+        return None, None, None
+    m = statistics.fmean(values)
+    if n < 2:
+        return m, None, None
+    h = (T95[n - 2] if n - 1 <= len(T95) else 1.96) * statistics.stdev(values) / n ** 0.5
+    return m, m - h, m + h
+
+
+def ab_samples(lines):
+    """{metric: {"kind", "unit", "better", "pairs": {pair: {"off": v, "on": v}}}}
+    from the structured metric lines that carry "ab" and "pair" params."""
+    out = {}
+    for line in lines:
+        line = line.strip()
+        if line.startswith("[l2] "):
+            line = line[len("[l2] "):]
+        if not line.startswith("{\"metric\""):
+            continue
+        try:
+            o = json.loads(line)
+            state, pair = o["params"]["ab"], int(o["params"]["pair"])
+        except (ValueError, KeyError, TypeError):
+            continue
+        if state not in ("off", "on"):
+            continue
+        m = out.setdefault(o["metric"], {"kind": o.get("kind"), "unit": o.get("unit"),
+                                         "better": o.get("better", "neither"), "pairs": {}})
+        m["pairs"].setdefault(pair, {})[state] = o["value"]
+    return out
+
+
+def ab_result(bench, metric, d, pairs):
+    """One metric of one benchmark over its complete pairs: the means of
+    both states, and the paired ratio on/off with its 95% interval (None
+    where "off" is 0 in some pair: the counters that only "on" can move)."""
+    offs = [p["off"] for p in pairs]
+    ons = [p["on"] for p in pairs]
+    r = {"benchmark": bench, "metric": metric, "kind": d["kind"], "unit": d["unit"],
+         "better": d["better"], "pairs": len(pairs), "off": offs, "on": ons,
+         "off_mean": mean_ci(offs)[0], "on_mean": mean_ci(ons)[0],
+         "on_ci": list(mean_ci(ons)[1:]),
+         "ratio_mean": None, "ratio_ci": [None, None], "ratio_min": None, "ratio_max": None}
+    if pairs and all(o != 0 for o in offs):
+        ratios = [on / off for on, off in zip(ons, offs)]
+        m, lo, hi = mean_ci(ratios)
+        r.update(ratio_mean=m, ratio_ci=[lo, hi], ratio_min=min(ratios), ratio_max=max(ratios))
+    return r
+
+
+def cmd_ab(a):
+    """Axis "ab" (make bench with a "# axis: ab" list): one kernel, a
+    run-time switch, alternating off/on pairs inside each boot -> ab.json
+    and ab.md with paired ratios and intervals. Pairs are numbered per
+    boot; every complete pair of every boot counts once."""
+    entries = parse_benchlist(a.benchlist)
+    errors, keys, order = [], {}, []
+    for d in a.raw:
+        name = os.path.basename(os.path.normpath(d))
+        order.append(name)
+        text = open(os.path.join(d, "tap.txt"), encoding="utf-8", errors="replace").read()
+        if "# harness: done" not in text:
+            errors.append(f"{name}: the guest did not finish its list")
+        _, tests = report.parse_tap(text)
+        for t in tests:
+            if t["result"] != "pass":
+                errors.append(f"{name}: {t['name']}: {t['reason']}")
+            for metric, dd in ab_samples(t["output"]).items():
+                k = keys.setdefault((t["name"], metric), {**dd, "pairs": []})
+                for pair, v in sorted(dd["pairs"].items()):
+                    if "off" in v and "on" in v:
+                        k["pairs"].append(v)
+            if t["result"] == "pass" and not any(
+                    "off" in v and "on" in v for dd in ab_samples(t["output"]).values()
+                    for v in dd["pairs"].values()):
+                errors.append(f"{name}: {t['name']}: passed without a complete off/on pair")
+    known = {e["name"] for e in entries}
+    for bench in sorted({b for b, _ in keys} - known):
+        errors.append(f"{bench}: not in {a.benchlist}")
+    results = [ab_result(b, m, d, d["pairs"]) for (b, m), d in keys.items()]
+    results.sort(key=lambda r: (r["benchmark"], r["kind"], r["metric"]))
+    meta = {}
+    mp = os.path.join(a.raw[0], "metadata.json") if a.raw else None
+    if mp and os.path.exists(mp):
+        meta = json.load(open(mp))
+    doc = {"schema": 1, "axis": "ab", "metadata": meta, "order": order,
+           "errors": errors, "results": results}
+    os.makedirs(a.out, exist_ok=True)
+    with open(os.path.join(a.out, "ab.json"), "w") as f:
+        json.dump(doc, f, indent=1)
+        f.write("\n")
+    table = ab_table(doc)
+    with open(os.path.join(a.out, "ab.md"), "w") as f:
+        f.write("# A/B in one boot: on/off pairs\n\n")
+        f.write(f"Reproduce: `{meta.get('reproduce', '-')}`\n\n")
+        f.write("Ratio: mean of the per-pair ratios on/off with its 95% t-interval "
+                "and the range; counters that only \"on\" can move show the on mean "
+                "and its interval.\n\n```\n" + table + "\n```\n")
+        for e in errors:
+            f.write(f"\nERROR: {e}\n")
+    print(table)
+    for e in errors:
+        print(f"ERROR: {e}", file=sys.stderr)
+    return 1 if errors else 0
+
+
+def ab_table(doc):
+    def f3(v):
+        return "-" if v is None else f"{v:.3f}"
+    head = ["benchmark", "metric", "kind", "pairs", "off mean", "on mean", "on/off [95% CI] (range)"]
+    rows = []
+    for r in doc["results"]:
+        if r["ratio_mean"] is not None:
+            cell = (f"{f3(r['ratio_mean'])} [{f3(r['ratio_ci'][0])}, {f3(r['ratio_ci'][1])}] "
+                    f"({f3(r['ratio_min'])}-{f3(r['ratio_max'])})")
+        else:
+            cell = f"on: [{fmt(r['on_ci'][0])}, {fmt(r['on_ci'][1])}]"
+        rows.append([r["benchmark"], r["metric"], r["kind"], str(r["pairs"]),
+                     fmt(r["off_mean"]), fmt(r["on_mean"]), cell])
+    if not rows:
+        return "(no complete pair)"
+    widths = [max(len(x[i]) for x in rows + [head]) for i in range(len(head))]
+    line = lambda x: "  ".join(c.ljust(w) for c, w in zip(x, widths)).rstrip()
+    return "\n".join([line(head), line(["-" * w for w in widths])] + [line(x) for x in rows])
+
+
 def write_report(doc, out):
     """bench.json, bench.md, the plots and the printed table in <out>."""
     os.makedirs(out, exist_ok=True)
@@ -590,6 +730,11 @@ def main():
     b.add_argument("--benchmarks", default="", help="comma-separated benchmark names")
     b.add_argument("--all", action="store_true", help="also metrics only one base measured")
     b.set_defaults(func=cmd_bases)
+    x = sub.add_parser("ab")
+    x.add_argument("--raw", action="append", required=True)
+    x.add_argument("--benchlist", required=True)
+    x.add_argument("--out", required=True)
+    x.set_defaults(func=cmd_ab)
     a = ap.parse_args()
     try:
         return a.func(a)

@@ -39,18 +39,30 @@ lock_out
 EXTRA_PACKAGES="gnuplot-nox ${EXTRA_PACKAGES:-}" "$S"/deps.sh
 "$S"/base-tree.sh
 
+# "# axis: l2" in the list: the kernels compared are the nested L2 guest's
+# (base guest vs patched guest, Documentation/nested.rst); every boot runs
+# the patched kernel as the L1 host, and the variant's kernel goes into the
+# initramfs as /l2/Image. "# axis: ab": one kernel (patched, as L1 host and
+# L2 guest), and each benchmark compares a feature off and on in pairs
+# inside its own boot (pv-guest ab): no base kernel is built or booted.
+axis=kernel
+grep -q '^# axis: l2' "$BENCHLIST" && axis=l2
+grep -q '^# axis: ab' "$BENCHLIST" && axis=ab
+variants="base patched"
+[ $axis = ab ] && variants=patched
+
 # The two kernels: the same pipeline, two work trees.
 empty=$STATE/empty-series
 mkdir -p "$empty"
 echo "# the base kernel: no patches" >"$empty/series"
-for v in base patched; do
+for v in $variants; do
 	if [ $v = base ]; then p=${BASE_PATCHES:-$empty}; else p=$PATCHES; fi
 	VARIANT=$v PATCHES=$p "$S"/apply-series.sh
 	VARIANT=$v "$S"/config.sh
 	VARIANT=$v "$S"/build-kernel.sh
 	VARIANT=$v "$S"/build-selftests.sh
 done
-VARIANT=base "$S"/build-bench.sh
+VARIANT=${variants%% *} "$S"/build-bench.sh
 
 rm -rf "$BENCH_DIR"
 mkdir -p "$BENCH_DIR/raw"
@@ -75,24 +87,24 @@ repro="make bench REPS=$REPS FRAGMENTS='$FRAGMENTS' HOST_MODE=$HOST_MODE GIC=$GI
 [ -n "${ONLY:-}" ] && repro="$repro ONLY='$ONLY'"
 [ "$BENCHLIST" != "$HARNESS_ROOT/selftests/benchlist-qemu.txt" ] && repro="$repro BENCHLIST=$BENCHLIST"
 
-# "# axis: l2" in the list: the kernels compared are the nested L2 guest's
-# (base guest vs patched guest, Documentation/nested.rst); every boot runs
-# the patched kernel as the L1 host, and the variant's kernel goes into the
-# initramfs as /l2/Image.
-axis=kernel
-grep -q '^# axis: l2' "$BENCHLIST" && axis=l2
 if [ $axis = l2 ]; then
 	export L2=1
 	repro="$repro  # base/patched = the L2 guest kernel, L1 host patched"
+elif [ $axis = ab ]; then
+	export L2=1
+	repro="$repro  # one patched kernel (L1 host and L2 guest), off/on pairs in each boot"
 fi
 raws=()
 failed=0
 for rep in $(seq 1 "$REPS"); do
-	for v in base patched; do
+	for v in $variants; do
 		export VARIANT=$v RUN_DIR=$BENCH_DIR/raw/$v-$rep
 		mkdir -p "$RUN_DIR"
 		cp "$BENCH_DIR/benchlist.tsv" "$RUN_DIR/"
-		if [ $axis = l2 ]; then
+		if [ $axis = ab ]; then
+			info "boot $rep/$REPS: the patched kernel as L1 host and L2 guest, off/on pairs"
+			l1=$(build_dir)/arch/arm64/boot/Image
+		elif [ $axis = l2 ]; then
 			info "boot $rep/$REPS: $v L2 guest kernel on the patched L1 host"
 			l1=$(VARIANT=patched build_dir)/arch/arm64/boot/Image
 		else
@@ -118,14 +130,21 @@ done
 
 phase_start bench-report
 rc=0
-python3 "$S"/bench.py collect "${raws[@]}" --benchlist "$BENCHLIST" \
-	--out "$BENCH_DIR" --repetitions "$REPS" || rc=$?
-cp "$BENCH_DIR/bench.json" "$RESULTS_DIR/bench.json" 2>/dev/null || true
+if [ $axis = ab ]; then
+	report=ab
+	python3 "$S"/bench.py ab "${raws[@]}" --benchlist "$BENCHLIST" --out "$BENCH_DIR" || rc=$?
+	cp "$BENCH_DIR/ab.json" "$RESULTS_DIR/ab.json" 2>/dev/null || true
+else
+	report=bench
+	python3 "$S"/bench.py collect "${raws[@]}" --benchlist "$BENCHLIST" \
+		--out "$BENCH_DIR" --repetitions "$REPS" || rc=$?
+	cp "$BENCH_DIR/bench.json" "$RESULTS_DIR/bench.json" 2>/dev/null || true
+fi
 _phase_t0=$t_start
 if [ $rc -ge 2 ]; then
 	die "the benchmark report could not be made (above)"
 elif [ $rc -ne 0 ] || [ $failed -ne 0 ]; then
-	echo "[harness] bench-report: FAIL: a benchmark or a boot failed (above); report in ${BENCH_DIR#"$PWD"/}/bench.md ($(elapsed)s)" >&2
+	echo "[harness] bench-report: FAIL: a benchmark or a boot failed (above); report in ${BENCH_DIR#"$PWD"/}/$report.md ($(elapsed)s)" >&2
 	exit 1
 fi
-status "report in ${BENCH_DIR#"$PWD"/}/bench.md, data in ${RESULTS_DIR#"$PWD"/}/bench.json"
+status "report in ${BENCH_DIR#"$PWD"/}/$report.md, data in ${RESULTS_DIR#"$PWD"/}/$report.json"

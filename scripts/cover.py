@@ -55,6 +55,9 @@ def results_text(groups, wanted=None):
         if lines:
             lines += ["", ""]
         base = md.get("base", {})
+        if doc.get("axis") == "ab":
+            lines += ab_text(doc, md, base, results, shown)
+            continue
         lines.append(f"Command: {md.get('reproduce', '?')}")
         lines.append(f"Date: {md.get('date', '?')}; kernel base: {base.get('origin', '?')}; "
                      f"series: {md.get('series', {}).get('patches', '?')} patches")
@@ -82,6 +85,38 @@ def results_text(groups, wanted=None):
                          f"  patched {fmt(r.get('patched_median'))} [{fmt(r.get('patched_min'))}-{fmt(r.get('patched_max'))}]"
                          f"  ratio {'-' if ratio is None else f'{ratio:.3f}'}")
     return "\n".join(lines)
+
+
+def ab_text(doc, md, base, results, shown):
+    """An A/B document (bench.py ab): one kernel, a switch off and on in
+    alternating pairs inside each boot; per metric the means and the
+    paired ratio on/off with its 95% interval."""
+    lines = [f"Command: {md.get('reproduce', '?')}",
+             f"Date: {md.get('date', '?')}; kernel base: {base.get('origin', '?')}; "
+             f"series: {md.get('series', {}).get('patches', '?')} patches",
+             f"Machine: {md.get('platform', '?')}, {md.get('host_mode', '?')} host, "
+             f"GICv{md.get('gic', '?')}, {md.get('smp', '?')} CPUs; "
+             f"config {' + '.join(md.get('config', {}).get('fragments', []))}",
+             "One kernel and boot per benchmark; the feature off and on in alternating",
+             "pairs. Means of the phases; ratio = mean of the per-pair ratios on/off",
+             "with its 95% t-interval [low, high]; counts per operation do not depend",
+             "on emulation speed, rates and latencies under TCG are indicative only."]
+    bench = None
+    for r in results:
+        if r["benchmark"] != bench:
+            bench = r["benchmark"]
+            shown.add(bench)
+            lines += ["", f"{bench} ({r['pairs']} pairs):"]
+        unit = r.get("unit") or ""
+        if r.get("ratio_mean") is not None:
+            lo, hi = r["ratio_ci"]
+            ratio = (f"ratio {r['ratio_mean']:.3f} [{'-' if lo is None else f'{lo:.3f}'}, "
+                     f"{'-' if hi is None else f'{hi:.3f}'}]")
+        else:
+            ratio = "ratio - (off cannot move it)"
+        lines.append(f"  {r['metric']} ({unit}, {r.get('kind', '')})")
+        lines.append(f"      off {fmt(r.get('off_mean'))}  on {fmt(r.get('on_mean'))}  {ratio}")
+    return lines
 
 
 def main(argv):

@@ -19,7 +19,7 @@
 #
 #   PATCHES=dir          series (default patches/)
 #   RESULTS="file..."    results JSON(s) (default: $RESULTS_DIR/bench/bench.json
-#                        and Documentation/results/<base>/bench*.json, then the
+#                        and Documentation/results/<base>/bench*.json and ab*.json, then the
 #                        other bases' files for what <base> lacks; with several,
 #                        each benchmark comes from the newest file that has it,
 #                        "--" starts a fallback group)
@@ -42,12 +42,14 @@ tmpl=${COVER_TEMPLATE:-$PATCHES/cover-letter.tmpl}
 tmpl=$(abspath "$tmpl")
 [ -f "$tmpl" ] || die "COVER_TEMPLATE=$tmpl not found"
 if [ -z "${RESULTS:-}" ]; then
-	RESULTS=$(ls "$RESULTS_DIR"/bench/bench.json "$HARNESS_ROOT"/Documentation/results/"$BASE"/bench*.json 2>/dev/null | tr '\n' ' ')
+	RESULTS=$(ls "$RESULTS_DIR"/bench/bench.json "$HARNESS_ROOT"/Documentation/results/"$BASE"/bench*.json \
+		"$HARNESS_ROOT"/Documentation/results/"$BASE"/ab*.json 2>/dev/null | tr '\n' ' ')
 	# A benchmark this base has not measured yet comes from another base's
 	# results (the cover letter names the base of every block).
 	for b in $BASES; do
 		[ "$b" = "$BASE" ] && continue
-		other=$(ls "$HARNESS_ROOT"/Documentation/results/"$b"/bench*.json 2>/dev/null | tr '\n' ' ')
+		other=$(ls "$HARNESS_ROOT"/Documentation/results/"$b"/bench*.json \
+			"$HARNESS_ROOT"/Documentation/results/"$b"/ab*.json 2>/dev/null | tr '\n' ' ')
 		[ -n "$other" ] && RESULTS="$RESULTS -- $other"
 	done
 fi

@@ -221,7 +221,33 @@ input_cases() {
 	sigterm_case boot-qemu-sigterm "$fq" env QEMU="$fq/qemu-system-aarch64" KERNEL="$fq/Image" \
 		INITRD="$fq/initrd" RUN_DIR="$fq/run" "$S"/boot-qemu.sh
 	sigterm_case run-l2-sigterm "$fq" env L2_QEMU="$fq/qemu-system-aarch64" L2_KVM=/dev/null \
-		L2_TIMEOUT=300 sh "$S"/guest/l2/run-l2.sh -image "$fq/Image"
+		L2_INITRD="$fq/initrd" L2_TIMEOUT=300 sh "$S"/guest/l2/run-l2.sh -image "$fq/Image"
+
+	# run-l2.sh and pv-guest ab's phase marks: one L1 run-delay metric per
+	# phase whose start and end it saw in time, none for a phase whose
+	# start it saw only after the end (the guest's idle gap was missed).
+	local fa=$LOGS/fake-ab
+	mkdir -p "$fa"
+	cat >"$fa/qemu" <<'FAKE'
+#!/bin/sh
+for p in 0 1; do
+	for st in off on; do
+		echo "[l2] ab-mark start $st $p"; sleep 1.5; echo "[l2] ab-mark end $st $p"
+	done
+done
+sleep 1.5
+echo "[l2] ab-mark start off 2"; echo "[l2] ab-mark end off 2"; sleep 1.5
+echo "[l2] exit 0"
+FAKE
+	chmod +x "$fa/qemu"
+	if env L2_QEMU="$fa/qemu" L2_KVM=/dev/null L2_INITRD="$fq/initrd" sh "$S"/guest/l2/run-l2.sh \
+		-image "$fq/Image" -smp 2x -cmd ab:mmap:1:0:2 >"$fa/out" 2>&1 &&
+	   [ "$(grep -c '"metric":"L1 run delay of the L2 vCPU threads","params":{"ab":"o[nf]f*","pair":[01]}' "$fa/out")" = 4 ] &&
+	   grep -q 'pair 2 off: start seen late' "$fa/out" && ! grep -q '"pair":2' "$fa/out"; then
+		result harness/run-l2-ab-marks pass "4 phases measured, the late one refused"
+	else
+		result harness/run-l2-ab-marks fail "run-delay lines wrong (log: $fa/out)"
+	fi
 
 	# The base cache check compares contents with the manifest made at
 	# unpack time: a changed or added file is found, whatever its mtime.
@@ -344,6 +370,17 @@ input_cases() {
 	env PATCHES="$FX/empty-series" "$S"/apply-series.sh >/dev/null 2>&1 || true
 	expect hw-run-refuses-non-arm64 2 'hw-run: ERROR: .*(not an arm64 host|no /dev/kvm)' -- \
 		"$S"/hw-run.sh
+	expect hw-pv-ab-refuses-non-arm64 2 'hw-pv-ab: ERROR: .*(not an arm64 host|no writable /dev/kvm)' -- \
+		"$S"/hw-pv-ab.sh
+	expect hw-pv-ab-bad-cpus 2 'hw-pv-ab: ERROR: HW_CPUS=1-x is not a CPU list' -- \
+		env HW_CPUS=1-x "$S"/hw-pv-ab.sh --dry-run
+	if env HW_CPUS=2-5 "$S"/hw-pv-ab.sh --dry-run >"$LOGS/hw-pv-ab-dry.log" 2>&1 &&
+	   grep -q 'mmap-ab-2to1-pin: taskset -c 2-5 run-l2.sh -smp 2x -pin 1' "$LOGS/hw-pv-ab-dry.log" &&
+	   grep -q '4 CPUs' "$LOGS/hw-pv-ab-dry.log"; then
+		result harness/hw-pv-ab-dry-run pass "$(grep -c 'taskset' "$LOGS/hw-pv-ab-dry.log") guest boots printed"
+	else
+		result harness/hw-pv-ab-dry-run fail "dry run did not print the boots (log: $LOGS/hw-pv-ab-dry.log)"
+	fi
 	if "$S"/hw-run.sh --dry-run >"$LOGS/hw-dry-run.log" 2>&1 &&
 	   grep -q 'run_kselftest.sh -t kvm:.*arch_timer -o' "$LOGS/hw-dry-run.log"; then
 		result harness/hw-run-dry-run pass "$(grep -c 'run_kselftest.sh' "$LOGS/hw-dry-run.log") commands printed"

@@ -30,6 +30,25 @@
  *	rwsem): rwsem optimistic spinning across processes. Prints
  *	"spawn procs P execs N rate R/s" and context switches per 1000.
  *
+ *   pv-guest ab WORKLOAD SECONDS WORKERS PAIRS
+ *	The experiment that decides whether the flag helps: one kernel, one
+ *	boot, the guest's use of the flag switched at run time
+ *	(<debugfs>/pv_preempted, 0 or 1) between the two phases of each of
+ *	PAIRS pairs, the order alternating (off/on, on/off, ...). Each phase
+ *	runs WORKLOAD ("mmap" or "spawn", as above) for SECONDS with WORKERS
+ *	threads or processes (0: one per online CPU) and prints, with "ab" and "pair" in the params:
+ *	the rate (indicative under TCG), context switches per 1000
+ *	operations, vcpu_is_preempted() calls and true returns per 1000
+ *	operations and the true returns of the lock spinners (osq_lock(),
+ *	rwsem, mutex: a spinner that gave up) from
+ *	<debugfs>/pv_preempted_sites, and the wake-up latency of a probe
+ *	thread (a 5 ms periodic timer sleep: how late it runs, mean and
+ *	99th percentile). Between phases it prints "ab-mark start|end STATE
+ *	PAIR" and sleeps AB_GAP_S, so that the L1 runner (run-l2.sh) can
+ *	read its vCPU threads' run delay while the guest is idle.
+ *	scripts/bench.py ab turns the pairs into ratios with intervals.
+ *	Exit 4 (skip) when the guest has no switch (flag not advertised).
+ *
  *   pv-guest wfe COUNT
  *	How long a WFE waiter sleeps when nothing but the architected timer's
  *	event stream wakes it: the delay before a waiter in
@@ -276,21 +295,15 @@ static int mmap_bench(double secs, int threads)
 	return 0;
 }
 
-static int spawn_bench(double secs, int procs)
+/* PROCS processes fork+exec /bin/true for SECS; the execs done, 0 on error */
+static unsigned long run_spawn(double secs, int procs)
 {
 	int fds[MAX_CPUS][2];
 	unsigned long total = 0;
-	unsigned long long c0;
-	char params[32];
-	double t0, t;
 
-	if (procs < 1 || procs > MAX_CPUS)
-		return 1;
-	c0 = ctxt_switches();
-	t0 = now();
 	for (int i = 0; i < procs; i++) {
 		if (pipe(fds[i]))
-			return 1;
+			return 0;
 		if (fork() == 0) {
 			unsigned long n = 0;
 			double end = now() + secs;
@@ -319,10 +332,29 @@ static int spawn_bench(double secs, int procs)
 		int st;
 
 		if (read(fds[i][0], &n, sizeof(n)) != sizeof(n))
-			return 1;
+			return 0;
+		close(fds[i][0]);
+		close(fds[i][1]);
 		total += n;
 		wait(&st);
 	}
+	return total;
+}
+
+static int spawn_bench(double secs, int procs)
+{
+	unsigned long total;
+	unsigned long long c0;
+	char params[32];
+	double t0, t;
+
+	if (procs < 1 || procs > MAX_CPUS)
+		return 1;
+	c0 = ctxt_switches();
+	t0 = now();
+	total = run_spawn(secs, procs);
+	if (!total)
+		return 1;
 	t = now() - t0;
 	printf("spawn procs %d execs %lu rate %.0f/s\n", procs, total, total / t);
 	snprintf(params, sizeof(params), "\"procs\":%d", procs);
@@ -330,6 +362,257 @@ static int spawn_bench(double secs, int procs)
 	bench_metric("context switches per 1000 fork+execs in the L2 guest", params, "switches",
 		     "tally", "lower", total ? 1000.0 * (ctxt_switches() - c0) / total : 0.0);
 	return 0;
+}
+
+/* ---- ab: the flag off and on, alternating, in one boot ---------------- */
+
+/* PV_GUEST_DEBUGFS: another directory, for the harness's own test of ab */
+static char pv_path[256], sites_path[256];
+#define AB_GAP_S 1.5
+#define MAX_SITES 256
+#define MAX_WAKES 100000
+
+struct sites {
+	int n;
+	struct { char name[96]; unsigned long long calls, preempted; } s[MAX_SITES];
+};
+
+static int write_file(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = write(fd, val, strlen(val));
+	close(fd);
+	return n == (ssize_t)strlen(val) ? 0 : -1;
+}
+
+/* <debugfs>/pv_preempted_sites: "counting N", then "<caller> <calls> <true>" */
+static void read_sites(struct sites *t)
+{
+	char line[256], name[96];
+	unsigned long long c, p;
+	FILE *f = fopen(sites_path, "r");
+
+	t->n = 0;
+	if (!f) {
+		perror(sites_path);
+		exit(1);
+	}
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%95s %llu %llu", name, &c, &p) == 3 && t->n < MAX_SITES) {
+			char *plus = strchr(name, '+');
+
+			int i;
+
+			if (plus)	/* one entry per function, whatever the offset */
+				*plus = 0;
+			for (i = 0; i < t->n && strcmp(t->s[i].name, name); i++)
+				;
+			if (i == t->n) {
+				strcpy(t->s[i].name, name);
+				t->s[i].calls = t->s[i].preempted = 0;
+				t->n++;
+			}
+			t->s[i].calls += c;
+			t->s[i].preempted += p;
+		}
+	fclose(f);
+}
+
+/* The callers that spin on a lock owner: a true return made them give up. */
+static int spinner_site(const char *name)
+{
+	return strstr(name, "osq_lock") || strstr(name, "rwsem") || strstr(name, "mutex");
+}
+
+struct site_delta {
+	unsigned long long calls, preempted, spin_preempted;
+};
+
+static struct site_delta sites_delta(const struct sites *a, const struct sites *b)
+{
+	struct site_delta d = { 0, 0, 0 };
+
+	for (int i = 0; i < b->n; i++) {
+		unsigned long long c = b->s[i].calls, p = b->s[i].preempted;
+
+		for (int j = 0; j < a->n; j++)
+			if (!strcmp(a->s[j].name, b->s[i].name)) {
+				c -= a->s[j].calls;
+				p -= a->s[j].preempted;
+				break;
+			}
+		d.calls += c;
+		d.preempted += p;
+		if (spinner_site(b->s[i].name))
+			d.spin_preempted += p;
+	}
+	return d;
+}
+
+/* The wake-up latency probe: a 5 ms periodic absolute timer sleep. */
+static atomic_int probe_stop;
+static double wakes[MAX_WAKES];
+static int n_wakes;
+
+static void *probe(void *arg)
+{
+	struct timespec next;
+
+	(void)arg;
+	clock_gettime(CLOCK_MONOTONIC, &next);
+	while (!atomic_load(&probe_stop) && n_wakes < MAX_WAKES) {
+		struct timespec t;
+
+		next.tv_nsec += 5000000;
+		if (next.tv_nsec >= 1000000000) {
+			next.tv_nsec -= 1000000000;
+			next.tv_sec++;
+		}
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL);
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		wakes[n_wakes++] = (t.tv_sec - next.tv_sec) * 1e6 + (t.tv_nsec - next.tv_nsec) / 1e3;
+	}
+	return NULL;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* One workload run, no metric printed: the operations it did. */
+static unsigned long run_mmap(double secs, int threads)
+{
+	pthread_t th[MAX_CPUS];
+
+	run_secs = secs;
+	atomic_store(&total_ops, 0);
+	for (int i = 0; i < threads; i++)
+		pthread_create(&th[i], NULL, mmap_worker, NULL);
+	for (int i = 0; i < threads; i++)
+		pthread_join(th[i], NULL);
+	return atomic_load(&total_ops);
+}
+
+static void sleep_s(double s)
+{
+	struct timespec ts = { (time_t)s, (long)((s - (time_t)s) * 1e9) };
+
+	nanosleep(&ts, NULL);
+}
+
+static int ab_phase(const char *workload, double secs, int workers, int on, int pair)
+{
+	const char *state = on ? "on" : "off";
+	unsigned long long c0, c1;
+	struct sites s0, s1;
+	struct site_delta d;
+	unsigned long ops;
+	pthread_t pt;
+	char params[96];
+	double t0, t, mean = 0, p99 = 0;
+
+	if (write_file(pv_path, on ? "1" : "0")) {
+		perror(pv_path);
+		return 1;
+	}
+	printf("ab-mark start %s %d\n", state, pair);
+	sleep_s(AB_GAP_S);
+	read_sites(&s0);
+	c0 = ctxt_switches();
+	atomic_store(&probe_stop, 0);
+	n_wakes = 0;
+	pthread_create(&pt, NULL, probe, NULL);
+	t0 = now();
+	if (!strcmp(workload, "mmap"))
+		ops = run_mmap(secs, workers);
+	else
+		ops = run_spawn(secs, workers);
+	t = now() - t0;
+	atomic_store(&probe_stop, 1);
+	pthread_join(pt, NULL);
+	c1 = ctxt_switches();
+	read_sites(&s1);
+	printf("ab-mark end %s %d\n", state, pair);
+	if (!ops)
+		return 1;
+	d = sites_delta(&s0, &s1);
+	if (n_wakes) {
+		for (int i = 0; i < n_wakes; i++)
+			mean += wakes[i];
+		mean /= n_wakes;
+		qsort(wakes, n_wakes, sizeof(wakes[0]), cmp_double);
+		p99 = wakes[(int)(0.99 * (n_wakes - 1))];
+	}
+	printf("ab pair %d %s: ops %lu rate %.0f/s ctxt/1000 %.1f calls %llu true %llu spinner-true %llu wake mean %.0f us p99 %.0f us\n",
+	       pair, state, ops, ops / t, 1000.0 * (c1 - c0) / ops, d.calls, d.preempted,
+	       d.spin_preempted, mean, p99);
+	snprintf(params, sizeof(params), "\"ab\":\"%s\",\"pair\":%d,\"workers\":%d", state, pair,
+		 workers);
+	bench_metric("operation rate", params, "ops/s", "rate", "higher", ops / t);
+	bench_metric("context switches per 1000 operations", params, "switches", "tally", "lower",
+		     1000.0 * (c1 - c0) / ops);
+	bench_metric("vcpu_is_preempted() calls per 1000 operations", params, "calls", "tally",
+		     "neither", 1000.0 * d.calls / ops);
+	bench_metric("vcpu_is_preempted() true per 1000 operations", params, "returns", "tally",
+		     "neither", 1000.0 * d.preempted / ops);
+	bench_metric("spinner gave up (true in a lock spinner) per 1000 operations", params,
+		     "give-ups", "tally", "neither", 1000.0 * d.spin_preempted / ops);
+	bench_metric("wake-up latency of a 5 ms timer probe, mean", params, "us", "latency",
+		     "lower", mean);
+	bench_metric("wake-up latency of a 5 ms timer probe, p99", params, "us", "latency",
+		     "lower", p99);
+	return 0;
+}
+
+static int ab(const char *workload, double secs, int workers, int pairs)
+{
+	const char *dir = getenv("PV_GUEST_DEBUGFS");
+	struct sites all;
+	int rc = 0;
+
+	if (strcmp(workload, "mmap") && strcmp(workload, "spawn")) {
+		fprintf(stderr, "pv-guest: ab: WORKLOAD is mmap or spawn\n");
+		return 2;
+	}
+	if (workers == 0)	/* one per online CPU */
+		workers = sysconf(_SC_NPROCESSORS_ONLN);
+	if (workers < 1 || workers > MAX_CPUS || pairs < 1 || secs <= 0)
+		return 2;
+	snprintf(pv_path, sizeof(pv_path), "%s/pv_preempted", dir ? dir : "/sys/kernel/debug");
+	snprintf(sites_path, sizeof(sites_path), "%s/pv_preempted_sites",
+		 dir ? dir : "/sys/kernel/debug");
+	if (access(pv_path, W_OK) || access(sites_path, W_OK)) {
+		printf("pv-guest: no writable %s and %s: the flag is not advertised, or the guest kernel has no switch\n",
+		       pv_path, sites_path);
+		return 4;
+	}
+	if (write_file(sites_path, "1")) {
+		perror(sites_path);
+		return 1;
+	}
+	printf("pv-guest: ab %s, %d pairs of %g s phases, %d workers, %ld vCPUs\n", workload,
+	       pairs, secs, workers, sysconf(_SC_NPROCESSORS_ONLN));
+	for (int i = 0; i < pairs && !rc; i++) {
+		int first = i % 2;	/* off first in even pairs, on first in odd */
+
+		rc = ab_phase(workload, secs, workers, first, i) ||
+		     ab_phase(workload, secs, workers, !first, i);
+	}
+	sleep_s(AB_GAP_S);
+	read_sites(&all);
+	printf("pv-guest: vcpu_is_preempted() callers over the run (calls, true):\n");
+	for (int i = 0; i < all.n; i++)
+		printf("  %s %llu %llu\n", all.s[i].name, all.s[i].calls, all.s[i].preempted);
+	write_file(sites_path, "0");
+	write_file(pv_path, "1");
+	return rc;
 }
 
 #if defined(__aarch64__)
@@ -389,8 +672,11 @@ int main(int argc, char **argv)
 		return mmap_bench(atof(argv[2]), atoi(argv[3]));
 	if (argc == 4 && !strcmp(argv[1], "spawn"))
 		return spawn_bench(atof(argv[2]), atoi(argv[3]));
+	if (argc == 6 && !strcmp(argv[1], "ab"))
+		return ab(argv[2], atof(argv[3]), atoi(argv[4]), atoi(argv[5]));
 	if (argc == 3 && !strcmp(argv[1], "wfe"))
 		return wfe_wait(atol(argv[2]));
-	fprintf(stderr, "usage: pv-guest track SECONDS | mmap SECONDS THREADS | spawn SECONDS PROCS | wfe COUNT\n");
+	fprintf(stderr, "usage: pv-guest track SECONDS | mmap SECONDS THREADS | spawn SECONDS PROCS |\n"
+		"       ab mmap|spawn SECONDS WORKERS PAIRS | wfe COUNT\n");
 	return 2;
 }

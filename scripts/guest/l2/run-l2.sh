@@ -5,19 +5,25 @@
 #
 #   run-l2.sh [-smp N] [-cpu MODEL] [-image NAME] [-mem MB]
 #             [-expect present|absent] [-cmd 'track:5'] [-pin 1]
+#             [-kargs 'name=value,...']
 #
-#   -smp     L2 vCPUs (default 2; more than L1's CPUs overcommits L1)
+#   -smp     L2 vCPUs (default 2; more than L1's CPUs overcommits L1);
+#            Nx: N times the CPUs this script may run on (its affinity)
 #   -cpu     QEMU -cpu (default host; host,kvm-steal-time=off: no PV time)
 #   -image   /l2/Image-NAME, or an absolute path (default: /l2/Image, the
 #            L1 kernel itself)
 #   -expect  present: the L2 kernel must print "using PV vcpu_is_preempted";
 #            absent: it must not (and must still boot and run the command)
 #   -cmd     l2cmd= for the L2 init: pv-guest's arguments, ':'-separated
+#   -cmd 'ab:...' also prints the L1 run delay of the vCPU threads per
+#            phase of pv-guest ab, as a metric line (see below)
 #   -pin 1   pin vCPU thread N (named "CPU N/KVM" by debug-threads=on) to
-#            L1 CPU N mod (L1 CPUs), as
+#            the (N mod n)-th of the n CPUs this script may run on, as
 #            a VMM with dedicated (or statically shared) CPUs does
+#   -kargs   more L2 kernel parameters, ','-separated (e.g.
+#            clocksource.arm_arch_timer.evtstrm=0: no timer event stream)
 # Exit 0 pass, 1 fail, 4 skip (pv-guest skipped). Output: diagnostics.
-smp=2 cpu=host image=/l2/Image mem=256 expect= cmd= pin=
+smp=2 cpu=host image=${L2_IMAGE:-/l2/Image} mem=256 expect= cmd= pin= kargs=
 while [ $# -gt 0 ]; do
 	case "$1" in
 		-smp) smp=$2 ;;
@@ -27,20 +33,34 @@ while [ $# -gt 0 ]; do
 		-expect) expect=$2 ;;
 		-cmd) cmd=$2 ;;
 		-pin) pin=$2 ;;
+		-kargs) kargs=$(echo "$2" | tr ',' ' ') ;;
 		*) echo "run-l2.sh: unknown option $1"; exit 1 ;;
 	esac
 	shift 2
 done
-# L2_QEMU and L2_KVM are for the harness's own test of this script on the
-# build host (a stand-in VMM); in the guest they are the real ones.
+# L2_QEMU, L2_KVM, L2_INITRD and L2_IMAGE are for the harness's own test of
+# this script on the build host (a stand-in VMM) and for make hw-pv-ab on
+# an arm64 host (the distribution's QEMU); in the L1 guest they are unset.
 qemu=${L2_QEMU:-/usr/bin/qemu-system-aarch64}
 kvm=${L2_KVM:-/dev/kvm}
+initrd=${L2_INITRD:-/l2/guest.cpio}
+# The CPUs this script may run on (taskset): "-smp Nx" and -pin count them.
+cpus=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/$$/status | tr ',' ' ')
+cpulist=
+for r in $cpus; do
+	a=${r%-*} b=${r#*-}
+	while [ "$a" -le "$b" ]; do cpulist="$cpulist $a"; a=$((a + 1)); done
+done
+ncpu=$(echo $cpulist | wc -w)
+[ "$ncpu" -gt 0 ] || { cpulist=$(seq 0 $(($(nproc) - 1))); ncpu=$(nproc); }
+case "$smp" in *x) smp=$(( ${smp%x} * ncpu )) ;; esac
 [ -c "$kvm" ] || { echo "run-l2.sh: no $kvm in L1"; exit 1; }
 [ -x "$qemu" ] || { echo "run-l2.sh: no VMM in this initramfs (L2=1 adds it)"; exit 1; }
 [ -f "$image" ] || { echo "run-l2.sh: no L2 kernel $image"; exit 1; }
+[ -f "$initrd" ] || { echo "run-l2.sh: no L2 initramfs $initrd"; exit 1; }
 log=/tmp/l2-$$.log
 t0=$(date +%s)
-echo "L2: qemu-system-aarch64 $(cat /usr/share/l2-vmm-version 2>/dev/null) -accel kvm -cpu $cpu -smp $smp -m $mem, $(basename "$image"), l2cmd=$cmd"
+echo "L2: qemu-system-aarch64 $(cat /usr/share/l2-vmm-version 2>/dev/null) -accel kvm -cpu $cpu -smp $smp -m $mem, $(basename "$image"), ${kargs:+$kargs }l2cmd=$cmd"
 # QEMU runs directly under this shell (no timeout wrapper between them), so
 # that every way out of this script, including the TERM of run-tests.sh's
 # timeout, kills QEMU itself.
@@ -54,14 +74,13 @@ trap 'stop_qemu' EXIT
 trap 'stop_qemu; exit 1' TERM INT HUP
 "$qemu" -M virt,gic-version=3 -accel kvm -cpu "$cpu" -smp "$smp" -m "$mem" \
 	-nographic -nodefaults -serial stdio -no-reboot -name l2,debug-threads=on \
-	-kernel "$image" -initrd /l2/guest.cpio \
-	-append "console=ttyAMA0 panic=-1 loglevel=5 l2cmd=$cmd" </dev/null >"$log" 2>&1 &
+	-kernel "$image" -initrd "$initrd" \
+	-append "console=ttyAMA0 panic=-1 loglevel=5 ${kargs:+$kargs }l2cmd=$cmd" </dev/null >"$log" 2>&1 &
 qpid=$!
 echo "$qpid" >/tmp/l2-qemu.pid
 # QEMU is killed 10 s before run-tests.sh's timeout would kill this script.
 deadline=$(( t0 + ${L2_TIMEOUT:-600} - 10 ))
 if [ "$pin" = 1 ]; then
-	ncpu=$(nproc)
 	done_tids=
 	n_pinned=0
 	tries=0
@@ -73,7 +92,8 @@ if [ "$pin" = 1 ]; then
 			case " $done_tids " in *" $tid "*) continue ;; esac
 			n=${c#CPU }
 			n=${n%/KVM}
-			taskset -p "$(printf %x $((1 << (n % ncpu))))" "$tid" >/dev/null 2>&1 ||
+			c=$(echo $cpulist | cut -d' ' -f$((n % ncpu + 1)))
+			taskset -pc "$c" "$tid" >/dev/null 2>&1 ||
 				{ echo "L2: FAIL: cannot pin $c (thread $tid)"; exit 1; }
 			done_tids="$done_tids $tid"
 			n_pinned=$((n_pinned + 1))
@@ -82,8 +102,53 @@ if [ "$pin" = 1 ]; then
 		[ $n_pinned -lt "$smp" ] && sleep 1
 	done
 	[ $n_pinned -eq "$smp" ] || { echo "L2: FAIL: pinned $n_pinned of $smp vCPU threads"; exit 1; }
-	echo "L2: vCPU thread N pinned to L1 CPU N mod $ncpu"
+	echo "L2: vCPU thread N pinned to CPU N mod $ncpu of$cpulist"
 fi
+# pv-guest ab (-cmd 'ab:...'): the L1 run delay of the L2 vCPU threads in
+# each phase, read at the guest's "ab-mark start|end STATE PAIR" lines: the
+# guest idles AB_GAP_S (1.5 s) after each mark, so a snapshot taken within
+# that gap covers exactly the phase (idle vCPUs wait for nothing). A mark
+# seen only after a later one (polling fell behind) is not used.
+ab=
+case "$cmd" in ab:*) ab=1 ;; esac
+marks=0 ab_t0= ab_w0=
+ab_snapshot() {
+	# centiseconds of uptime, then the vCPU threads' summed run-queue wait
+	# (schedstat field 2, ns; needs CONFIG_SCHED_INFO)
+	up=$(cut -d' ' -f1 /proc/uptime | tr -d .)
+	w=0
+	for t in /proc/"$qpid"/task/*; do
+		case "$(cat "$t/comm" 2>/dev/null)" in "CPU "*"/KVM") ;; *) continue ;; esac
+		read -r _ tw _ <"$t/schedstat" 2>/dev/null && w=$((w + tw))
+	done
+	echo "$up $w"
+}
+ab_marks() {
+	tr -d '\r' <"$log" | grep '^\[l2\] ab-mark ' >/tmp/ab-marks
+	total=$(wc -l </tmp/ab-marks)
+	[ "$total" -gt "$marks" ] || return 0
+	set -- $(ab_snapshot)
+	up=$1 w=$2
+	while [ "$marks" -lt "$total" ]; do
+		marks=$((marks + 1))
+		set -- $(sed -n "${marks}p" /tmp/ab-marks)
+		what=$3 state=$4 pair=$5
+		if [ "$what" = start ]; then
+			ab_t0= ab_w0=
+			[ "$marks" -eq "$total" ] && ab_t0=$up ab_w0=$w
+			[ -n "$ab_t0" ] || echo "L2: ab: pair $pair $state: start seen late, no run delay"
+			continue
+		fi
+		if [ -n "$ab_t0" ] && [ "$marks" -ge $((total - 1)) ] && [ "$up" -gt "$ab_t0" ]; then
+			awk -v s="$state" -v p="$pair" -v dw=$((w - ab_w0)) -v dt=$((up - ab_t0)) 'BEGIN {
+				printf "{\"metric\":\"L1 run delay of the L2 vCPU threads\",\"params\":{\"ab\":\"%s\",\"pair\":%d},", s, p
+				printf "\"unit\":\"ms per s\",\"kind\":\"latency\",\"better\":\"lower\",\"value\":%.3f}\n", dw / 1e6 / (dt / 100) }'
+		else
+			echo "L2: ab: pair $pair $state: end seen late, no run delay"
+		fi
+		ab_t0= ab_w0=
+	done
+}
 timed_out=
 while kill -0 "$qpid" 2>/dev/null; do
 	if [ "$(date +%s)" -ge "$deadline" ]; then
@@ -91,7 +156,12 @@ while kill -0 "$qpid" 2>/dev/null; do
 		stop_qemu
 		break
 	fi
-	sleep 1
+	if [ -n "$ab" ]; then
+		ab_marks
+		sleep 0.5 2>/dev/null || sleep 1
+	else
+		sleep 1
+	fi
 done
 qrc=124
 if [ -z "$timed_out" ]; then

@@ -157,5 +157,62 @@ class BenchCollectorTest(unittest.TestCase):
         self.assertEqual(p.returncode, 2, p.stdout + p.stderr)
 
 
+
+class BenchABTest(unittest.TestCase):
+    """bench.py ab: off/on pairs inside one boot -> paired ratios."""
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp()
+        self.fx = os.path.join(FX, "ab")
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp)
+
+    def test_pairs_ratio_interval(self):
+        p = bench_py("ab", "--raw", os.path.join(self.fx, "raw", "patched-1"),
+                     "--benchlist", os.path.join(self.fx, "benchlist.txt"), "--out", self.tmp)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        d = json.load(open(os.path.join(self.tmp, "ab.json")))
+        r = {x["metric"]: x for x in d["results"]}
+        rate = r["operation rate"]
+        # pair 2 has no "on" phase: two complete pairs, ratios 0.8 and 0.9
+        self.assertEqual((rate["pairs"], rate["off"], rate["on"]), (2, [100.0, 100.0], [80.0, 90.0]))
+        self.assertAlmostEqual(rate["ratio_mean"], 0.85)
+        # t(0.975, 1 df) = 12.706, sd 0.0707, n 2: half-width 0.635
+        self.assertAlmostEqual(rate["ratio_ci"][0], 0.85 - 12.706 * 0.05, places=6)
+        self.assertEqual((rate["ratio_min"], rate["ratio_max"]), (0.8, 0.9))
+        # a counter that "off" cannot move: no ratio, the on mean
+        give = r["spinner gave up (true in a lock spinner) per 1000 operations"]
+        self.assertIsNone(give["ratio_mean"])
+        self.assertEqual(give["on_mean"], 5.0)
+        # the L1 side's metric lines (no [l2] prefix) pair up too
+        self.assertAlmostEqual(r["L1 run delay of the L2 vCPU threads"]["ratio_mean"], 0.8)
+        self.assertIn("0.850 [0.215, 1.485] (0.800-0.900)", open(os.path.join(self.tmp, "ab.md")).read())
+
+    def test_cover_letter_block(self):
+        """cover.py renders an ab.json as ratios with intervals, and says
+        which counters "off" cannot move."""
+        p = bench_py("ab", "--raw", os.path.join(self.fx, "raw", "patched-1"),
+                     "--benchlist", os.path.join(self.fx, "benchlist.txt"), "--out", self.tmp)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        tmpl = os.path.join(self.tmp, "cover.tmpl")
+        with open(tmpl, "w") as f:
+            f.write("# benchmarks: mmap-ab\nSubject\n\n@RESULTS@\n")
+        c = subprocess.run([sys.executable, os.path.join(SCRIPTS, "cover.py"), tmpl, "base",
+                            os.path.join(self.tmp, "ab.json")], capture_output=True, text=True)
+        self.assertEqual(c.returncode, 0, c.stderr)
+        self.assertIn("mmap-ab (2 pairs):", c.stdout)
+        self.assertIn("off 100  on 85  ratio 0.850 [0.215, 1.485]", c.stdout)
+        self.assertIn("off 0  on 5  ratio - (off cannot move it)", c.stdout)
+
+    def test_no_pair_is_an_error(self):
+        raw = os.path.join(self.tmp, "raw", "patched-1")
+        os.makedirs(raw)
+        with open(raw + "/tap.txt", "w") as f:
+            f.write("TAP version 13\n1..1\n# bench: begin mmap-ab\nok 1 bench: mmap-ab\n# harness: done\n")
+        p = bench_py("ab", "--raw", raw, "--benchlist", os.path.join(self.fx, "benchlist.txt"),
+                     "--out", os.path.join(self.tmp, "o"))
+        self.assertEqual(p.returncode, 1)
+        self.assertIn("passed without a complete off/on pair", p.stderr)
+
 if __name__ == "__main__":
     unittest.main()
