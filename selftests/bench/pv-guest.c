@@ -40,13 +40,13 @@
  *	the rate (indicative under TCG), context switches per 1000
  *	operations, vcpu_is_preempted() calls and true returns per 1000
  *	operations and the true returns of the lock spinners (osq_lock(),
- *	rwsem, mutex: a spinner that gave up) from
- *	<debugfs>/pv_preempted_sites, and the wake-up latency of a probe
+ *	rwsem, mutex: a spinner that stopped or did not start spinning)
+ *	from <debugfs>/pv_preempted_sites, the wake-up latency of a probe
  *	thread (a 5 ms periodic timer sleep: how late it runs, mean and
- *	99th percentile). Between phases it prints "ab-mark start|end STATE
- *	PAIR" and sleeps AB_GAP_S, so that the L1 runner (run-l2.sh) can
- *	read its vCPU threads' run delay while the guest is idle.
- *	scripts/bench.py ab turns the pairs into ratios with intervals.
+ *	99th percentile), and the steal time of the vCPUs (with KVM's PV
+ *	time, the host's run delay of the vCPU threads). Phases start after
+ *	AB_GAP_S of idling. scripts/bench.py ab turns the pairs into ratios
+ *	with intervals.
  *	Exit 4 (skip) when the guest has no switch (flag not advertised).
  *
  *   pv-guest wfe COUNT
@@ -251,6 +251,26 @@ static void *mmap_worker(void *arg)
 	return NULL;
 }
 
+/*
+ * Steal time of all CPUs in seconds ("cpu" line of /proc/stat, 8th value):
+ * under KVM's PV time it is the host's run delay of the vCPU threads
+ * (sched_info.run_delay, as kvm_update_stolen_time() reports it).
+ */
+static double steal_seconds(void)
+{
+	unsigned long long v[8] = { 0 };
+	char line[256];
+	FILE *f = fopen("/proc/stat", "r");
+
+	if (!f)
+		return 0;
+	if (fgets(line, sizeof(line), f))
+		sscanf(line, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2],
+		       &v[3], &v[4], &v[5], &v[6], &v[7]);
+	fclose(f);
+	return (double)v[7] / sysconf(_SC_CLK_TCK);
+}
+
 /* The "ctxt" line of /proc/stat: context switches on all CPUs. */
 static unsigned long long ctxt_switches(void)
 {
@@ -368,7 +388,7 @@ static int spawn_bench(double secs, int procs)
 
 /* PV_GUEST_DEBUGFS: another directory, for the harness's own test of ab */
 static char pv_path[256], sites_path[256];
-#define AB_GAP_S 1.5
+#define AB_GAP_S 0.5
 #define MAX_SITES 256
 #define MAX_WAKES 100000
 
@@ -516,15 +536,15 @@ static int ab_phase(const char *workload, double secs, int workers, int on, int 
 	unsigned long ops;
 	pthread_t pt;
 	char params[96];
-	double t0, t, mean = 0, p99 = 0;
+	double t0, t, st0, st1, mean = 0, p99 = 0;
 
 	if (write_file(pv_path, on ? "1" : "0")) {
 		perror(pv_path);
 		return 1;
 	}
-	printf("ab-mark start %s %d\n", state, pair);
 	sleep_s(AB_GAP_S);
 	read_sites(&s0);
+	st0 = steal_seconds();
 	c0 = ctxt_switches();
 	atomic_store(&probe_stop, 0);
 	n_wakes = 0;
@@ -538,8 +558,8 @@ static int ab_phase(const char *workload, double secs, int workers, int on, int 
 	atomic_store(&probe_stop, 1);
 	pthread_join(pt, NULL);
 	c1 = ctxt_switches();
+	st1 = steal_seconds();
 	read_sites(&s1);
-	printf("ab-mark end %s %d\n", state, pair);
 	if (!ops)
 		return 1;
 	d = sites_delta(&s0, &s1);
@@ -550,9 +570,9 @@ static int ab_phase(const char *workload, double secs, int workers, int on, int 
 		qsort(wakes, n_wakes, sizeof(wakes[0]), cmp_double);
 		p99 = wakes[(int)(0.99 * (n_wakes - 1))];
 	}
-	printf("ab pair %d %s: ops %lu rate %.0f/s ctxt/1000 %.1f calls %llu true %llu spinner-true %llu wake mean %.0f us p99 %.0f us\n",
+	printf("ab pair %d %s: ops %lu rate %.0f/s ctxt/1000 %.1f calls %llu true %llu spinner-true %llu wake mean %.0f us p99 %.0f us steal %.2f s\n",
 	       pair, state, ops, ops / t, 1000.0 * (c1 - c0) / ops, d.calls, d.preempted,
-	       d.spin_preempted, mean, p99);
+	       d.spin_preempted, mean, p99, st1 - st0);
 	snprintf(params, sizeof(params), "\"ab\":\"%s\",\"pair\":%d,\"workers\":%d", state, pair,
 		 workers);
 	bench_metric("operation rate", params, "ops/s", "rate", "higher", ops / t);
@@ -562,8 +582,10 @@ static int ab_phase(const char *workload, double secs, int workers, int on, int 
 		     "neither", 1000.0 * d.calls / ops);
 	bench_metric("vcpu_is_preempted() true per 1000 operations", params, "returns", "tally",
 		     "neither", 1000.0 * d.preempted / ops);
-	bench_metric("spinner gave up (true in a lock spinner) per 1000 operations", params,
-		     "give-ups", "tally", "neither", 1000.0 * d.spin_preempted / ops);
+	bench_metric("true in a lock spinner (stopped or did not spin) per 1000 operations", params,
+		     "returns", "tally", "neither", 1000.0 * d.spin_preempted / ops);
+	bench_metric("steal time of the vCPUs (host run delay of their threads)", params,
+		     "ms per s", "latency", "lower", 1000.0 * (st1 - st0) / t);
 	bench_metric("wake-up latency of a 5 ms timer probe, mean", params, "us", "latency",
 		     "lower", mean);
 	bench_metric("wake-up latency of a 5 ms timer probe, p99", params, "us", "latency",

@@ -15,8 +15,6 @@
 #   -expect  present: the L2 kernel must print "using PV vcpu_is_preempted";
 #            absent: it must not (and must still boot and run the command)
 #   -cmd     l2cmd= for the L2 init: pv-guest's arguments, ':'-separated
-#   -cmd 'ab:...' also prints the L1 run delay of the vCPU threads per
-#            phase of pv-guest ab, as a metric line (see below)
 #   -pin 1   pin vCPU thread N (named "CPU N/KVM" by debug-threads=on) to
 #            the (N mod n)-th of the n CPUs this script may run on, as
 #            a VMM with dedicated (or statically shared) CPUs does
@@ -104,51 +102,6 @@ if [ "$pin" = 1 ]; then
 	[ $n_pinned -eq "$smp" ] || { echo "L2: FAIL: pinned $n_pinned of $smp vCPU threads"; exit 1; }
 	echo "L2: vCPU thread N pinned to CPU N mod $ncpu of$cpulist"
 fi
-# pv-guest ab (-cmd 'ab:...'): the L1 run delay of the L2 vCPU threads in
-# each phase, read at the guest's "ab-mark start|end STATE PAIR" lines: the
-# guest idles AB_GAP_S (1.5 s) after each mark, so a snapshot taken within
-# that gap covers exactly the phase (idle vCPUs wait for nothing). A mark
-# seen only after a later one (polling fell behind) is not used.
-ab=
-case "$cmd" in ab:*) ab=1 ;; esac
-marks=0 ab_t0= ab_w0=
-ab_snapshot() {
-	# centiseconds of uptime, then the vCPU threads' summed run-queue wait
-	# (schedstat field 2, ns; needs CONFIG_SCHED_INFO)
-	up=$(cut -d' ' -f1 /proc/uptime | tr -d .)
-	w=0
-	for t in /proc/"$qpid"/task/*; do
-		case "$(cat "$t/comm" 2>/dev/null)" in "CPU "*"/KVM") ;; *) continue ;; esac
-		read -r _ tw _ <"$t/schedstat" 2>/dev/null && w=$((w + tw))
-	done
-	echo "$up $w"
-}
-ab_marks() {
-	tr -d '\r' <"$log" | grep '^\[l2\] ab-mark ' >/tmp/ab-marks
-	total=$(wc -l </tmp/ab-marks)
-	[ "$total" -gt "$marks" ] || return 0
-	set -- $(ab_snapshot)
-	up=$1 w=$2
-	while [ "$marks" -lt "$total" ]; do
-		marks=$((marks + 1))
-		set -- $(sed -n "${marks}p" /tmp/ab-marks)
-		what=$3 state=$4 pair=$5
-		if [ "$what" = start ]; then
-			ab_t0= ab_w0=
-			[ "$marks" -eq "$total" ] && ab_t0=$up ab_w0=$w
-			[ -n "$ab_t0" ] || echo "L2: ab: pair $pair $state: start seen late, no run delay"
-			continue
-		fi
-		if [ -n "$ab_t0" ] && [ "$marks" -ge $((total - 1)) ] && [ "$up" -gt "$ab_t0" ]; then
-			awk -v s="$state" -v p="$pair" -v dw=$((w - ab_w0)) -v dt=$((up - ab_t0)) 'BEGIN {
-				printf "{\"metric\":\"L1 run delay of the L2 vCPU threads\",\"params\":{\"ab\":\"%s\",\"pair\":%d},", s, p
-				printf "\"unit\":\"ms per s\",\"kind\":\"latency\",\"better\":\"lower\",\"value\":%.3f}\n", dw / 1e6 / (dt / 100) }'
-		else
-			echo "L2: ab: pair $pair $state: end seen late, no run delay"
-		fi
-		ab_t0= ab_w0=
-	done
-}
 timed_out=
 while kill -0 "$qpid" 2>/dev/null; do
 	if [ "$(date +%s)" -ge "$deadline" ]; then
@@ -156,12 +109,7 @@ while kill -0 "$qpid" 2>/dev/null; do
 		stop_qemu
 		break
 	fi
-	if [ -n "$ab" ]; then
-		ab_marks
-		sleep 0.5 2>/dev/null || sleep 1
-	else
-		sleep 1
-	fi
+	sleep 1
 done
 qrc=124
 if [ -z "$timed_out" ]; then
