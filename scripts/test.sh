@@ -19,8 +19,11 @@
 #     make check on fixture series it must reject (scripts/tests/check-tests.sh)
 #     and make export with a test identity (scripts/tests/export-test.sh).
 #
+#  5. A fixed subset of make mutants on mainline (TEST_MUTANTS): the named
+#     tests must fail on kernels broken on purpose for them.
+#
 # TEST_RUNS selects the runs, each "<base>:<run>" (run: vhe nvhe debug check
-# check-tests export kunit). Default: what the 2-core CI machine can do in its
+# check-tests export kunit mutants). Default: what the 2-core CI machine can do in its
 # budget (README): the mainline series, the primary one, gets every run; the
 # 6.12 backport boots and runs the run list (vhe, with the nested tests), and
 # make check's fixture series run on it (they are written against 6.12's
@@ -112,8 +115,15 @@ run_check() {
 	fi
 }
 
-default_runs="mainline:vhe mainline:check mainline:export mainline:nvhe mainline:debug 6.12:vhe 6.12:check-tests"
+default_runs="mainline:vhe mainline:mutants mainline:check mainline:export mainline:nvhe mainline:debug 6.12:vhe 6.12:check-tests"
 full_runs="$default_runs 6.12:check 6.12:export 6.12:nvhe 6.12:debug"
+# make mutants runs every mutant (Documentation/harness.rst; its time is in
+# the README); make test runs a fixed subset that fits the CI budget, one
+# mutant per run-list area, right after the vhe run whose kvm-host objects
+# its incremental builds reuse (ccache): each costs about a minute warm.
+# TEST_MUTANTS="" runs none; FULL=1 runs all.
+test_mutants=${TEST_MUTANTS-pending-fast-path-lies cache-ignores-lpis-disabled pv-never-set}
+[ "${FULL:-0}" = 1 ] && test_mutants=${TEST_MUTANTS-}
 if [ "${FULL:-0}" = 1 ]; then runs=${TEST_RUNS:-$full_runs}; else runs=${TEST_RUNS:-$default_runs}; fi
 for br in $runs; do
 	case "$br" in
@@ -129,6 +139,20 @@ for br in $runs; do
 		kunit) BASE=$b "$S"/kunit.sh || true; boots= ;;  # kunit.py run (not in the default list)
 		check) run_check "$b"; boots= ;;
 		check-tests) BASE=$b "$S"/tests/check-tests.sh || true; boots= ;;
+		mutants)
+			boots=
+			if [ "${FULL:-0}" != 1 ] && [ -z "$test_mutants" ]; then
+				printf '%s/mutants\tskip\tTEST_MUTANTS is empty\n' "$b" >>"$RESULTS_TSV"
+			else
+				info "make mutants BASE=$b MUTANTS='$test_mutants' (log: $OUT/tests/mutants-$b.log)"
+				BASE=$b MUTANTS="$test_mutants" "$S"/mutants.sh >"$OUT/tests/mutants-$b.log" 2>&1 || true
+				grep '^\[harness\] mutants: mutant .*: ' "$OUT/tests/mutants-$b.log" || true
+				if ! grep -q "^$b/mutants/" "$RESULTS_TSV"; then
+					printf '%s/mutants\terror\t%s\n' "$b" \
+						"no mutant result: $(grep -m1 ERROR "$OUT/tests/mutants-$b.log" | cut -c1-200)" >>"$RESULTS_TSV"
+					harness_errors=$((harness_errors + 1))
+				fi
+			fi ;;
 		export) BASE=$b "$S"/tests/export-test.sh || true; boots= ;;
 		vhe) run_one "$b" vhe HOST_MODE=vhe FRAGMENTS=kvm-host L2=1 ;;
 		nvhe) run_one "$b" nvhe HOST_MODE=nvhe FRAGMENTS=kvm-host L2=1 ;;
