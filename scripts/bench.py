@@ -27,6 +27,7 @@ a timing-dependent run: a faster kernel gets more), "rate" and "latency"
 """
 import argparse
 import json
+import math
 import os
 import re
 import statistics
@@ -593,8 +594,9 @@ def ab_samples(lines):
 
 def ab_result(bench, metric, d, pairs):
     """One metric of one benchmark over its complete pairs: the means of
-    both states, and the paired ratio on/off with its 95% interval (None
-    where "off" is 0 in some pair: the counters that only "on" can move)."""
+    both states, and the paired ratio on/off (geometric mean of the
+    per-pair ratios) with its 95% interval (None where a phase measured 0:
+    the counters that only "on" can move)."""
     offs = [p["off"] for p in pairs]
     ons = [p["on"] for p in pairs]
     r = {"benchmark": bench, "metric": metric, "kind": d["kind"], "unit": d["unit"],
@@ -602,10 +604,15 @@ def ab_result(bench, metric, d, pairs):
          "off_mean": mean_ci(offs)[0], "on_mean": mean_ci(ons)[0],
          "on_ci": list(mean_ci(ons)[1:]),
          "ratio_mean": None, "ratio_ci": [None, None], "ratio_min": None, "ratio_max": None}
-    if pairs and all(o != 0 for o in offs):
+    if pairs and all(o > 0 for o in offs) and all(o > 0 for o in ons):
+        # Ratios are averaged on a log scale (the geometric mean), so that
+        # the interval stays positive and a pair at 2x and one at 0.5x
+        # cancel out; exp() of the t-interval of the mean log ratio.
         ratios = [on / off for on, off in zip(ons, offs)]
-        m, lo, hi = mean_ci(ratios)
-        r.update(ratio_mean=m, ratio_ci=[lo, hi], ratio_min=min(ratios), ratio_max=max(ratios))
+        m, lo, hi = mean_ci([math.log(x) for x in ratios])
+        r.update(ratio_mean=math.exp(m), ratio_ci=[None if lo is None else math.exp(lo),
+                                                   None if hi is None else math.exp(hi)],
+                 ratio_min=min(ratios), ratio_max=max(ratios))
     return r
 
 
@@ -654,9 +661,9 @@ def cmd_ab(a):
     with open(os.path.join(a.out, "ab.md"), "w") as f:
         f.write("# A/B in one boot: on/off pairs\n\n")
         f.write(f"Reproduce: `{meta.get('reproduce', '-')}`\n\n")
-        f.write("Ratio: mean of the per-pair ratios on/off with its 95% t-interval "
-                "and the range; counters that only \"on\" can move show the on mean "
-                "and its interval.\n\n```\n" + table + "\n```\n")
+        f.write("Ratio: geometric mean of the per-pair ratios on/off with its 95% "
+                "t-interval (on the log scale) and the range; counters that only \"on\" "
+                "can move show the on mean and its interval.\n\n```\n" + table + "\n```\n")
         for e in errors:
             f.write(f"\nERROR: {e}\n")
     print(table)

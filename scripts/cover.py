@@ -98,9 +98,10 @@ def ab_text(doc, md, base, results, shown):
              f"GICv{md.get('gic', '?')}, {md.get('smp', '?')} CPUs; "
              f"config {' + '.join(md.get('config', {}).get('fragments', []))}",
              "One kernel and boot per benchmark; the feature off and on in alternating",
-             "pairs. Means of the phases; ratio = mean of the per-pair ratios on/off",
-             "with its 95% t-interval [low, high]; counts per operation do not depend",
-             "on emulation speed, rates and latencies under TCG are indicative only."]
+             "pairs. Means of the phases; ratio = geometric mean of the per-pair",
+             "ratios on/off with its 95% t-interval [low, high]; counts per operation",
+             "do not depend on emulation speed, rates and latencies under TCG are",
+             "indicative only."]
     bench = None
     for r in results:
         if r["benchmark"] != bench:

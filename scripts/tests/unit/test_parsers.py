@@ -2,6 +2,7 @@
 """The lock_stat and lock-site parsers, the bench collector/report and the
 hw-bench comparison, on stored real outputs (scripts/tests/fixtures)."""
 import json
+import math
 import os
 import shutil
 import subprocess
@@ -176,16 +177,18 @@ class BenchABTest(unittest.TestCase):
         rate = r["operation rate"]
         # pair 2 has no "on" phase: two complete pairs, ratios 0.8 and 0.9
         self.assertEqual((rate["pairs"], rate["off"], rate["on"]), (2, [100.0, 100.0], [80.0, 90.0]))
-        self.assertAlmostEqual(rate["ratio_mean"], 0.85)
-        # t(0.975, 1 df) = 12.706, sd 0.0707, n 2: half-width 0.635
-        self.assertAlmostEqual(rate["ratio_ci"][0], 0.85 - 12.706 * 0.05, places=6)
+        # geometric mean of 0.8 and 0.9; t(0.975, 1 df) = 12.706 on the logs
+        lm, ld = (math.log(0.8) + math.log(0.9)) / 2, abs(math.log(0.8) - math.log(0.9)) / 2
+        self.assertAlmostEqual(rate["ratio_mean"], math.sqrt(0.72))
+        self.assertAlmostEqual(rate["ratio_ci"][0], math.exp(lm - 12.706 * ld), places=6)
+        self.assertAlmostEqual(rate["ratio_ci"][1], math.exp(lm + 12.706 * ld), places=6)
         self.assertEqual((rate["ratio_min"], rate["ratio_max"]), (0.8, 0.9))
         # a counter that "off" cannot move: no ratio, the on mean
         give = r["true in a lock spinner (stopped or did not spin) per 1000 operations"]
         self.assertIsNone(give["ratio_mean"])
         self.assertEqual(give["on_mean"], 5.0)
         self.assertAlmostEqual(r["steal time of the vCPUs (host run delay of their threads)"]["ratio_mean"], 0.8)
-        self.assertIn("0.850 [0.215, 1.485] (0.800-0.900)", open(os.path.join(self.tmp, "ab.md")).read())
+        self.assertIn("0.849 [0.402, 1.793] (0.800-0.900)", open(os.path.join(self.tmp, "ab.md")).read())
 
     def test_cover_letter_block(self):
         """cover.py renders an ab.json as ratios with intervals, and says
@@ -200,7 +203,7 @@ class BenchABTest(unittest.TestCase):
                             os.path.join(self.tmp, "ab.json")], capture_output=True, text=True)
         self.assertEqual(c.returncode, 0, c.stderr)
         self.assertIn("mmap-ab (2 pairs):", c.stdout)
-        self.assertIn("off 100  on 85  ratio 0.850 [0.215, 1.485]", c.stdout)
+        self.assertIn("off 100  on 85  ratio 0.849 [0.402, 1.793]", c.stdout)
         self.assertIn("off 0  on 5  ratio - (off cannot move it)", c.stdout)
 
     def test_no_pair_is_an_error(self):
