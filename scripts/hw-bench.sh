@@ -29,9 +29,7 @@ if [ "${1:-}" = --dry-run ]; then
 	exit 0
 fi
 [ -z "${1:-}" ] || die "unknown argument '$1'" "usage: hw-bench.sh [--dry-run]"
-[ "$(uname -m)" = aarch64 ] || die "this is not an arm64 host ($(uname -m))" \
-	"run make hw-bench on the arm64 machine; here use make bench (QEMU)"
-[ -c /dev/kvm ] && [ -w /dev/kvm ] || die "no writable /dev/kvm" "boot a KVM host kernel and run as root"
+require_kvm_arm64_host "run make hw-bench on the arm64 machine; here use make bench (QEMU)"
 
 prepare_native_selftests
 BUILD_DIR=$build BENCH_BIN=$build/bench-bin "$S"/build-bench.sh

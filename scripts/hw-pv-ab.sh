@@ -51,9 +51,7 @@ if [ "${1:-}" = --dry-run ]; then
 	exit 0
 fi
 [ -z "${1:-}" ] || die "unknown argument '$1'" "usage: hw-pv-ab.sh [--dry-run]"
-[ "$(uname -m)" = aarch64 ] || die "this is not an arm64 host ($(uname -m))" \
-	"run make hw-pv-ab on the arm64 machine; under QEMU use make bench BENCHLIST=selftests/benchlist-qemu-pv-ab.txt"
-[ -c /dev/kvm ] && [ -w /dev/kvm ] || die "no writable /dev/kvm" "boot the patched kernel as KVM host and run as root"
+require_kvm_arm64_host "run make hw-pv-ab on the arm64 machine; under QEMU use make bench BENCHLIST=selftests/benchlist-qemu-pv-ab.txt"
 qemu=$(command -v qemu-system-aarch64) || die "no qemu-system-aarch64" "apt-get install qemu-system-arm"
 [ -r "$GUEST_IMAGE" ] || die "no guest kernel $GUEST_IMAGE" "give GUEST_IMAGE=<the patched kernel's Image>"
 grep -q 'pv_preempted_sites' /proc/kallsyms 2>/dev/null ||

@@ -49,10 +49,7 @@ if [ -n "$dry" ]; then
 	exit 0
 fi
 
-[ "$(uname -m)" = aarch64 ] || die "this is not an arm64 host ($(uname -m))" \
-	"run make hw-run on the arm64 machine itself; here use make run (QEMU) or hw-run.sh --dry-run"
-[ -c /dev/kvm ] && [ -w /dev/kvm ] || die "no /dev/kvm (or not writable)" \
-	"boot the kernel under test with KVM enabled and run as root"
+require_kvm_arm64_host "run make hw-run on the arm64 machine itself; here use make run (QEMU) or hw-run.sh --dry-run"
 
 prepare_native_selftests
 ksft=$build/kselftest_install

@@ -383,6 +383,14 @@ default_skiplists() {
 	return 0
 }
 
+# require_kvm_arm64_host <hint>: the hw-* commands run only on an arm64 KVM
+# host, as root; a harness error otherwise (hint: what to run here instead).
+require_kvm_arm64_host() {
+	[ "$(uname -m)" = aarch64 ] || die "this is not an arm64 host ($(uname -m))" "$1"
+	[ -c /dev/kvm ] && [ -w /dev/kvm ] || die "no writable /dev/kvm" \
+		"boot the kernel under test as a KVM host and run as root"
+}
+
 # busybox_arm64: the path of busybox-static:arm64's binary (checked to be
 # an aarch64 ELF), or a harness error naming the package.
 busybox_arm64() {

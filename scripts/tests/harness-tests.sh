@@ -356,7 +356,7 @@ input_cases() {
 		result harness/series-common-prefix-kept fail "logs: $LOGS/prefix-a.log $LOGS/prefix-b.log"
 	fi
 	env PATCHES="$FX/empty-series" "$S"/apply-series.sh >/dev/null 2>&1 || true
-	expect hw-run-refuses-non-arm64 2 'hw-run: ERROR: .*(not an arm64 host|no /dev/kvm)' -- \
+	expect hw-run-refuses-non-arm64 2 'hw-run: ERROR: .*(not an arm64 host|no writable /dev/kvm)' -- \
 		"$S"/hw-run.sh
 	expect hw-pv-ab-refuses-non-arm64 2 'hw-pv-ab: ERROR: .*(not an arm64 host|no writable /dev/kvm)' -- \
 		"$S"/hw-pv-ab.sh
