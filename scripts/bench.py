@@ -622,7 +622,7 @@ def cmd_ab(a):
     and ab.md with paired ratios and intervals. Pairs are numbered per
     boot; every complete pair of every boot counts once."""
     entries = parse_benchlist(a.benchlist)
-    errors, keys, order = [], {}, []
+    errors, skipped, keys, order = [], [], {}, []
     for d in a.raw:
         name = os.path.basename(os.path.normpath(d))
         order.append(name)
@@ -631,6 +631,9 @@ def cmd_ab(a):
             errors.append(f"{name}: the guest did not finish its list")
         _, tests = report.parse_tap(text)
         for t in tests:
+            if t["result"] == "skip":
+                skipped.append(f"{name}: {t['name']}: {t['reason']}")
+                continue
             if t["result"] != "pass":
                 errors.append(f"{name}: {t['name']}: {t['reason']}")
             for metric, dd in ab_samples(t["output"]).items():
@@ -652,7 +655,7 @@ def cmd_ab(a):
     if mp and os.path.exists(mp):
         meta = json.load(open(mp))
     doc = {"schema": 1, "axis": "ab", "metadata": meta, "order": order,
-           "errors": errors, "results": results}
+           "errors": errors, "skipped": skipped, "results": results}
     os.makedirs(a.out, exist_ok=True)
     with open(os.path.join(a.out, "ab.json"), "w") as f:
         json.dump(doc, f, indent=1)
@@ -664,9 +667,13 @@ def cmd_ab(a):
         f.write("Ratio: geometric mean of the per-pair ratios on/off with its 95% "
                 "t-interval (on the log scale) and the range; counters that only \"on\" "
                 "can move show the on mean and its interval.\n\n```\n" + table + "\n```\n")
+        for e in skipped:
+            f.write(f"\nskipped: {e}\n")
         for e in errors:
             f.write(f"\nERROR: {e}\n")
     print(table)
+    for e in skipped:
+        print(f"skipped: {e}")
     for e in errors:
         print(f"ERROR: {e}", file=sys.stderr)
     return 1 if errors else 0

@@ -15,7 +15,8 @@
 # Variables: GUEST_IMAGE (default /boot/vmlinuz-<uname -r>: the running
 # kernel), HW_CPUS (the host CPUs the guests run on, a taskset list; default
 # 1-8), REPS (1: the pairs inside each boot are the repetitions), BENCHLIST,
-# ONLY. Needs qemu-system-arm and busybox-static, as root.
+# ONLY. Needs qemu-system-arm and busybox-static (and rt-tests for the
+# hackbench lines), as root.
 . "$(dirname "$0")/lib.sh"
 set -e
 phase_start hw-pv-ab
@@ -67,6 +68,17 @@ mkdir -p "$stage/bin"
 cp "$(busybox_arm64)" "$stage/bin/busybox"
 cp "$S/guest/l2/init" "$stage/init"
 cp "$bin/pv-guest" "$stage/pv-guest"
+# hackbench (rt-tests), with the libraries and loader it needs, as the
+# host's own: the hackbench lines skip without it.
+if hb=$(command -v hackbench); then
+	cp "$hb" "$stage/hackbench"
+	for lib in $(ldd "$hb" | grep -o '/[^ ]*'); do
+		mkdir -p "$stage$(dirname "$lib")"
+		cp -L "$lib" "$stage$lib"
+	done
+else
+	warn "no hackbench on this host (apt-get install rt-tests): the hackbench lines will be skipped"
+fi
 pack_cpio "$stage" "$dir/guest.cpio"
 rm -rf "$stage"
 

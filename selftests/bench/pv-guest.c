@@ -35,8 +35,10 @@
  *	boot, the guest's use of the flag switched at run time
  *	(<debugfs>/pv_preempted, 0 or 1) between the two phases of each of
  *	PAIRS pairs, the order alternating (off/on, on/off, ...). Each phase
- *	runs WORKLOAD ("mmap" or "spawn", as above) for SECONDS with WORKERS
- *	threads or processes (0: one per online CPU) and prints, with "ab" and "pair" in the params:
+ *	runs WORKLOAD ("mmap" or "spawn", as above, or "hackbench": rt-tests'
+ *	hackbench with WORKERS groups, where the initramfs has it) for
+ *	SECONDS with WORKERS threads or processes (0: one per online CPU) and
+ *	prints, with "ab" and "pair" in the params:
  *	the rate (indicative under TCG), context switches per 1000
  *	operations, vcpu_is_preempted() calls and true returns per 1000
  *	operations and the true returns of the lock spinners (osq_lock(),
@@ -520,6 +522,43 @@ static unsigned long run_mmap(double secs, int threads)
 	return atomic_load(&total_ops);
 }
 
+/*
+ * hackbench (rt-tests) as a workload: WORKERS groups, 100 loops, run
+ * again and again for SECS; an operation is one whole run. Only where
+ * the initramfs has /hackbench (make hw-pv-ab copies the host's).
+ */
+#define HACKBENCH "/hackbench"
+
+static unsigned long run_hackbench(double secs, int groups)
+{
+	double end = now() + secs;
+	unsigned long runs = 0;
+	char g[16];
+
+	snprintf(g, sizeof(g), "%d", groups);
+	while (now() < end) {
+		pid_t pid = fork();
+		int st;
+
+		if (pid == 0) {
+			int fd = open("/dev/null", O_WRONLY);
+
+			if (fd >= 0) {
+				dup2(fd, 1);
+				dup2(fd, 2);
+			}
+			execl(HACKBENCH, "hackbench", "-g", g, "-l", "100", (char *)NULL);
+			_exit(127);
+		}
+		if (pid < 0 || waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st)) {
+			fprintf(stderr, "pv-guest: %s failed\n", HACKBENCH);
+			return 0;
+		}
+		runs++;
+	}
+	return runs;
+}
+
 static void sleep_s(double s)
 {
 	struct timespec ts = { (time_t)s, (long)((s - (time_t)s) * 1e9) };
@@ -552,8 +591,10 @@ static int ab_phase(const char *workload, double secs, int workers, int on, int 
 	t0 = now();
 	if (!strcmp(workload, "mmap"))
 		ops = run_mmap(secs, workers);
-	else
+	else if (!strcmp(workload, "spawn"))
 		ops = run_spawn(secs, workers);
+	else
+		ops = run_hackbench(secs, workers);
 	t = now() - t0;
 	atomic_store(&probe_stop, 1);
 	pthread_join(pt, NULL);
@@ -599,9 +640,14 @@ static int ab(const char *workload, double secs, int workers, int pairs)
 	struct sites all;
 	int rc = 0;
 
-	if (strcmp(workload, "mmap") && strcmp(workload, "spawn")) {
-		fprintf(stderr, "pv-guest: ab: WORKLOAD is mmap or spawn\n");
+	if (strcmp(workload, "mmap") && strcmp(workload, "spawn") && strcmp(workload, "hackbench")) {
+		fprintf(stderr, "pv-guest: ab: WORKLOAD is mmap, spawn or hackbench\n");
 		return 2;
+	}
+	if (!strcmp(workload, "hackbench") && access(HACKBENCH, X_OK)) {
+		printf("pv-guest: no %s in this initramfs (make hw-pv-ab copies the host's, from rt-tests)\n",
+		       HACKBENCH);
+		return 4;
 	}
 	if (workers == 0)	/* one per online CPU */
 		workers = sysconf(_SC_NPROCESSORS_ONLN);
@@ -699,6 +745,6 @@ int main(int argc, char **argv)
 	if (argc == 3 && !strcmp(argv[1], "wfe"))
 		return wfe_wait(atol(argv[2]));
 	fprintf(stderr, "usage: pv-guest track SECONDS | mmap SECONDS THREADS | spawn SECONDS PROCS |\n"
-		"       ab mmap|spawn SECONDS WORKERS PAIRS | wfe COUNT\n");
+		"       ab mmap|spawn|hackbench SECONDS WORKERS PAIRS | wfe COUNT\n");
 	return 2;
 }

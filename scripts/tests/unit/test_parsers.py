@@ -189,6 +189,10 @@ class BenchABTest(unittest.TestCase):
         self.assertEqual(give["on_mean"], 5.0)
         self.assertAlmostEqual(r["steal time of the vCPUs (host run delay of their threads)"]["ratio_mean"], 0.8)
         self.assertIn("0.849 [0.402, 1.793] (0.800-0.900)", open(os.path.join(self.tmp, "ab.md")).read())
+        # a line the guest could not run (exit 4, TAP SKIP) is reported, not an error
+        self.assertEqual(d["errors"], [])
+        self.assertEqual(len(d["skipped"]), 1)
+        self.assertIn("hackbench-ab", d["skipped"][0])
 
     def test_cover_letter_block(self):
         """cover.py renders an ab.json as ratios with intervals, and says
