@@ -363,7 +363,7 @@ input_cases() {
 	expect hw-pv-ab-bad-cpus 2 'hw-pv-ab: ERROR: HW_CPUS=1-x is not a CPU list' -- \
 		env HW_CPUS=1-x "$S"/hw-pv-ab.sh --dry-run
 	if env HW_CPUS=2-5 "$S"/hw-pv-ab.sh --dry-run >"$LOGS/hw-pv-ab-dry.log" 2>&1 &&
-	   grep -q 'mmap-ab-2to1-pin: taskset -c 2-5 run-l2.sh -smp 2x -pin 1' "$LOGS/hw-pv-ab-dry.log" &&
+	   grep -q 'mmap-ab-2to1-pin: taskset -c 2-5 run-l2.sh -smp 2x -mem 2048 -pin 1' "$LOGS/hw-pv-ab-dry.log" &&
 	   grep -q '4 CPUs' "$LOGS/hw-pv-ab-dry.log"; then
 		result harness/hw-pv-ab-dry-run pass "$(grep -c 'taskset' "$LOGS/hw-pv-ab-dry.log") guest boots printed"
 	else
