@@ -78,19 +78,27 @@ def json_objects(lines):
 DECLARED_BETTER = {}
 
 
-def structured_metric(line):
-    """(metric, kind, unit, value) of one structured metric line
-    (selftests/bench/metric.h), also behind the L2 guest's "[l2] " prefix;
-    None for any other line."""
+def metric_object(line):
+    """The JSON object of one structured metric line (selftests/bench/metric.h),
+    also behind the L2 guest's "[l2] " prefix; None for any other line."""
     line = line.strip()
     if line.startswith("[l2] "):
         line = line[len("[l2] "):]
     if not line.startswith("{\"metric\""):
         return None
     try:
-        o = json.loads(line)
+        return json.loads(line)
+    except ValueError:
+        return None
+
+
+def structured_metric(line):
+    """(metric, kind, unit, value) of one structured metric line; None for
+    any other line."""
+    o = metric_object(line)
+    try:
         m = (o["metric"], o["kind"], o["unit"], o["value"])
-    except (ValueError, KeyError):
+    except (TypeError, KeyError):
         return None
     if o.get("better") in ("higher", "lower", "neither"):
         DECLARED_BETTER[o["metric"]] = o["better"]
@@ -574,13 +582,8 @@ def ab_samples(lines):
     from the structured metric lines that carry "ab" and "pair" params."""
     out = {}
     for line in lines:
-        line = line.strip()
-        if line.startswith("[l2] "):
-            line = line[len("[l2] "):]
-        if not line.startswith("{\"metric\""):
-            continue
+        o = metric_object(line)
         try:
-            o = json.loads(line)
             state, pair = o["params"]["ab"], int(o["params"]["pair"])
         except (ValueError, KeyError, TypeError):
             continue
@@ -599,10 +602,10 @@ def ab_result(bench, metric, d, pairs):
     the counters that only "on" can move)."""
     offs = [p["off"] for p in pairs]
     ons = [p["on"] for p in pairs]
+    on_mean, on_lo, on_hi = mean_ci(ons)
     r = {"benchmark": bench, "metric": metric, "kind": d["kind"], "unit": d["unit"],
          "better": d["better"], "pairs": len(pairs), "off": offs, "on": ons,
-         "off_mean": mean_ci(offs)[0], "on_mean": mean_ci(ons)[0],
-         "on_ci": list(mean_ci(ons)[1:]),
+         "off_mean": mean_ci(offs)[0], "on_mean": on_mean, "on_ci": [on_lo, on_hi],
          "ratio_mean": None, "ratio_ci": [None, None], "ratio_min": None, "ratio_max": None}
     if pairs and all(o > 0 for o in offs) and all(o > 0 for o in ons):
         # Ratios are averaged on a log scale (the geometric mean), so that
@@ -636,14 +639,14 @@ def cmd_ab(a):
                 continue
             if t["result"] != "pass":
                 errors.append(f"{name}: {t['name']}: {t['reason']}")
+            complete = 0
             for metric, dd in ab_samples(t["output"]).items():
                 k = keys.setdefault((t["name"], metric), {**dd, "pairs": []})
                 for pair, v in sorted(dd["pairs"].items()):
                     if "off" in v and "on" in v:
                         k["pairs"].append(v)
-            if t["result"] == "pass" and not any(
-                    "off" in v and "on" in v for dd in ab_samples(t["output"]).values()
-                    for v in dd["pairs"].values()):
+                        complete += 1
+            if t["result"] == "pass" and not complete:
                 errors.append(f"{name}: {t['name']}: passed without a complete off/on pair")
     known = {e["name"] for e in entries}
     for bench in sorted({b for b, _ in keys} - known):
