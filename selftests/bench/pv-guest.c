@@ -273,6 +273,20 @@ static double steal_seconds(void)
 	return (double)v[7] / sysconf(_SC_CLK_TCK);
 }
 
+/* One workload run, no metric printed: the operations it did. */
+static unsigned long run_mmap(double secs, int threads)
+{
+	pthread_t th[MAX_CPUS];
+
+	run_secs = secs;
+	atomic_store(&total_ops, 0);
+	for (int i = 0; i < threads; i++)
+		pthread_create(&th[i], NULL, mmap_worker, NULL);
+	for (int i = 0; i < threads; i++)
+		pthread_join(th[i], NULL);
+	return atomic_load(&total_ops);
+}
+
 /* The "ctxt" line of /proc/stat: context switches on all CPUs. */
 static unsigned long long ctxt_switches(void)
 {
@@ -291,20 +305,15 @@ static unsigned long long ctxt_switches(void)
 
 static int mmap_bench(double secs, int threads)
 {
-	pthread_t th[MAX_CPUS];
 	unsigned long long c0;
 	char params[32];
 	double t0, t;
 
 	if (threads < 1 || threads > MAX_CPUS)
 		return 1;
-	run_secs = secs;
 	c0 = ctxt_switches();
 	t0 = now();
-	for (int i = 0; i < threads; i++)
-		pthread_create(&th[i], NULL, mmap_worker, NULL);
-	for (int i = 0; i < threads; i++)
-		pthread_join(th[i], NULL);
+	run_mmap(secs, threads);
 	t = now() - t0;
 	printf("mmap threads %d ops %lu rate %.0f/s\n", threads,
 	       (unsigned long)total_ops, total_ops / t);
@@ -508,19 +517,6 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* One workload run, no metric printed: the operations it did. */
-static unsigned long run_mmap(double secs, int threads)
-{
-	pthread_t th[MAX_CPUS];
-
-	run_secs = secs;
-	atomic_store(&total_ops, 0);
-	for (int i = 0; i < threads; i++)
-		pthread_create(&th[i], NULL, mmap_worker, NULL);
-	for (int i = 0; i < threads; i++)
-		pthread_join(th[i], NULL);
-	return atomic_load(&total_ops);
-}
 
 /*
  * hackbench (rt-tests) as a workload: WORKERS groups, 100 loops, run
