@@ -4,7 +4,7 @@
 # scripts from the environment and documented in Documentation/harness.rst.
 # Exit status of every target: 0 pass, 1 test failure, 2 harness error.
 
-.PHONY: help deps run test harness-test kunit mutants check export bench hw-run hw-bench hw-pv-ab clean distclean
+.PHONY: help deps run test harness-test kunit mutants check export bench hw-run hw-bench hw-pv-ab hw-emulated clean distclean
 
 help:
 	@echo "make run      build base tree + patches/<base>/series, boot under QEMU, run the KVM selftests"
@@ -18,6 +18,7 @@ help:
 	@echo "make hw-run   the hardware run list natively on an arm64 KVM host (no QEMU)"
 	@echo "make hw-bench the benchmark list natively on an arm64 KVM host"
 	@echo "make hw-pv-ab the PV vcpu_is_preempted A/B table on an arm64 KVM host (guests under its QEMU)"
+	@echo "make hw-emulated  hw-run and hw-bench for real inside an emulated arm64 Debian host, patched and base kernel"
 	@echo "make deps     install missing Debian packages (as root)"
 	@echo "make clean    remove work trees and results (keeps the base cache and ccache)"
 	@echo "make distclean  remove everything under out/, base downloads included (ccache lives outside it: ~/.cache/kvm-irq-scaling)"
@@ -62,6 +63,9 @@ hw-bench:
 
 hw-pv-ab:
 	@scripts/hw-pv-ab.sh $(if $(DRY_RUN),--dry-run)
+
+hw-emulated:
+	@scripts/hw-emulated.sh
 
 clean:
 	rm -rf $(or $(OUT),out)/work $(or $(OUT),out)/results $(or $(OUT),out)/state $(or $(OUT),out)/tests

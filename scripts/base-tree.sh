@@ -7,7 +7,8 @@
 # list and lists directory under $OUT/cache/apt (the system's apt
 # configuration is never read or changed), checked against the pinned
 # sha256, and its tarball unpacked once into $OUT/cache/base/deb-<sha>/linux.
-# No root needed.
+# No root needed. BASE_DEB=file: that package file instead of a download
+# (same pin), for a host without network.
 # KERNEL_SRC=/path: any kernel tree (plain or git checkout). It is copied into
 # the cache and never modified in place.
 #
@@ -26,6 +27,17 @@ mkdir -p "$OUT/cache/base" "$STATE"
 # verifies that the index still serves the same file.
 fetch_deb() {
 	local apt=$OUT/cache/apt deb
+	# BASE_DEB=file: a host without network (a lab server, make
+	# hw-emulated's guest) is given the package file; the pin still holds.
+	if [ -n "${BASE_DEB:-}" ]; then
+		[ -f "$BASE_DEB" ] || die "BASE_DEB=$BASE_DEB is not a file" \
+			"copy ${BASE_PACKAGE}_${BASE_PACKAGE_VERSION}_all.deb from a machine with network (out/cache/apt/debs/ after make run) and name it"
+		[ "$(sha256_file "$BASE_DEB")" = "$BASE_DEB_SHA256" ] ||
+			die "BASE_DEB=$BASE_DEB has sha256 $(sha256_file "$BASE_DEB"), the base table pins $BASE_DEB_SHA256" \
+				"give ${BASE_PACKAGE}_${BASE_PACKAGE_VERSION}_all.deb (BASE=$BASE), not another package or version"
+		echo "$BASE_DEB"
+		return
+	fi
 	deb=$apt/debs/${BASE_PACKAGE}_${BASE_PACKAGE_VERSION}_all.deb
 	if [ -f "$deb" ] && [ "$(sha256_file "$deb")" = "$BASE_DEB_SHA256" ]; then
 		echo "$deb"

@@ -2,7 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # Phase "boot": the only place that knows the QEMU command line.
 #
-# Boots KERNEL with INITRD as a KVM host under QEMU/TCG:
+# Boots KERNEL with INITRD (or DISK) as a KVM host under QEMU/TCG:
+#   DISK=img             a raw disk image as the root file system instead of
+#                        INITRD (virtio-blk, /dev/vda, read-write; make
+#                        hw-emulated's Debian system)
 #   HOST_MODE=vhe|nvhe   (nvhe adds kvm-arm.mode=nvhe)     default vhe
 #   GIC=3|2              GICv3 + ITS, or GICv2             default 3
 #   SMP=N MEM=size       CPUs and memory                   default 2, 2G
@@ -24,7 +27,8 @@
 phase_start boot
 
 KERNEL=${KERNEL:?KERNEL=Image is required}
-INITRD=${INITRD:?INITRD=initramfs is required}
+DISK=${DISK:-}
+[ -n "$DISK" ] || INITRD=${INITRD:?INITRD=initramfs (or DISK=image) is required}
 RUN_DIR=${RUN_DIR:?RUN_DIR is required}
 HOST_MODE=${HOST_MODE:-vhe}
 GIC=${GIC:-3}
@@ -38,7 +42,8 @@ QEMU=${QEMU:-qemu-system-aarch64}
 [ "${1:-}" = --print-cmd ] || need_tools "$QEMU"
 if [ "${1:-}" != --print-cmd ]; then
 	[ -f "$KERNEL" ] || die "kernel image $KERNEL not found" "build it first (make run)"
-	[ -f "$INITRD" ] || die "initramfs $INITRD not found"
+	if [ -n "$DISK" ]; then [ -f "$DISK" ] || die "disk image $DISK not found"
+	else [ -f "$INITRD" ] || die "initramfs $INITRD not found"; fi
 fi
 
 case "$HOST_MODE" in
@@ -52,13 +57,18 @@ case "$GIC" in
 	*) die "GIC=$GIC is not 2 or 3" ;;
 esac
 
-cmdline="console=ttyAMA0 panic=-1 oops=panic${mode_args:+ $mode_args}${APPEND:+ $APPEND}"
+cmdline="console=ttyAMA0 panic=-1 oops=panic${DISK:+ root=/dev/vda rw rootwait}${mode_args:+ $mode_args}${APPEND:+ $APPEND}"
+if [ -n "$DISK" ]; then
+	root_args=(-drive "file=$DISK,format=raw,if=none,id=root" -device virtio-blk-device,drive=root)
+else
+	root_args=(-initrd "$INITRD")
+fi
 console=$RUN_DIR/console.log
 tap=$RUN_DIR/tap.txt
 qemu_cmd=(
 	"$QEMU" -M "$machine" -cpu max,pauth-impdef=on -accel tcg,thread=multi
 	-smp "$SMP" -m "$MEM" -nic none -nographic -no-reboot
-	-kernel "$KERNEL" -initrd "$INITRD" -append "$cmdline"
+	-kernel "$KERNEL" "${root_args[@]}" -append "$cmdline"
 	-device virtio-serial-device -chardev "file,id=tap,path=$tap"
 	-device virtconsole,chardev=tap
 )

@@ -5,7 +5,13 @@
 #   deps.sh            install what is missing (as root), or fail with the
 #                      exact apt-get line to run (not root)
 #   deps.sh --print    only print that apt-get line (empty if nothing missing)
+#   deps.sh --kit-packages  print the hardware kit's package list (one line)
 #
+# On an arm64 host (or with KIT=1) the packages are the hardware kit's
+# (make hw-run, hw-bench, hw-pv-ab): the selftests are built natively there,
+# no cross toolchain, and the guests of hw-pv-ab run under the distribution's
+# QEMU with KVM, so the pinned TCG QEMU is not needed either. make
+# hw-emulated preinstalls the same list in its arm64 root file system.
 # EXTRA_PACKAGES adds packages (the check/bench phases use it).
 . "$(dirname "$0")/lib.sh"
 phase_start deps
@@ -16,6 +22,17 @@ PACKAGES=(
 	perl python3 quilt ccache kmod binutils debian-archive-keyring
 	gcc-aarch64-linux-gnu busybox-static:arm64
 )
+KIT_PACKAGES=(
+	make gcc libc6-dev ccache rsync xz-utils perl python3 quilt patch git kmod procps
+	qemu-system-arm rt-tests
+)
+if [ "${1:-}" = --kit-packages ]; then
+	echo "${KIT_PACKAGES[*]}"
+	exit 0
+fi
+kit=${KIT:-}
+[ "$(uname -m)" = aarch64 ] && kit=1
+[ -n "$kit" ] && PACKAGES=("${KIT_PACKAGES[@]}")
 [ -n "${LLVM:-}" ] && PACKAGES+=(clang lld llvm)
 # shellcheck disable=SC2206
 PACKAGES+=(${EXTRA_PACKAGES:-})
@@ -43,7 +60,7 @@ fi
 # is not changed; dpkg installs it like any package).
 qemu_have=$(dpkg-query -W -f='${Version}' "$HOST_QEMU_PACKAGE" 2>/dev/null || true)
 qemu_line=""
-if [ "$qemu_have" != "$HOST_QEMU_VERSION" ]; then
+if [ -z "$kit" ] && [ "$qemu_have" != "$HOST_QEMU_VERSION" ]; then
 	apt_dir=$OUT/cache/apt
 	qo="-o Dir::Etc::SourceList=$apt_dir/sources-host.list -o Dir::Etc::SourceParts=/dev/null -o Dir::State::Lists=$apt_dir/lists-host"
 	qemu_line="mkdir -p $apt_dir/lists-host/partial && printf '%s\n' \
@@ -78,5 +95,5 @@ mkdir -p "$OUT/cache/apt"
 run_logged "$log" sh -c "$line" ||
 	die "apt-get failed (log: $log)" "check the network/apt sources, then rerun"
 status "installed ${missing[*]}"
-[ "$(dpkg-query -W -f='${Version}' "$HOST_QEMU_PACKAGE" 2>/dev/null)" = "$HOST_QEMU_VERSION" ] ||
+[ -n "$kit" ] || [ "$(dpkg-query -W -f='${Version}' "$HOST_QEMU_PACKAGE" 2>/dev/null)" = "$HOST_QEMU_VERSION" ] ||
 	die "$HOST_QEMU_PACKAGE is not at $HOST_QEMU_VERSION after the install" "see $log"

@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # make hw-bench: the benchmark list natively on an arm64 KVM host, on the
-# running kernel, REPS times. Writes $RESULTS_DIR/hw-bench-<uname -r>.json
+# running kernel, REPS times. Writes $RESULTS_DIR/$RUN_NAME.json
 # (one kernel). Run it once on the base kernel and once on the patched one,
 # then: scripts/bench.py compare BEFORE.json AFTER.json --out DIR
 # (Documentation/benchmarks.rst has the procedure).
 #
 #   hw-bench.sh [--dry-run]
 # Variables: REPS (5), BENCHLIST (selftests/benchlist-hw.txt), ONLY,
-# KERNEL_SRC, PATCHES (for the selftests built from the tree).
+# RUN_NAME (hw-bench-<uname -r>), KERNEL_SRC, PATCHES (for the selftests
+# built from the tree).
 . "$(dirname "$0")/lib.sh"
 set -e
 phase_start hw-bench
@@ -17,7 +18,16 @@ S=$HARNESS_ROOT/scripts
 REPS=${REPS:-5}
 BENCHLIST=${BENCHLIST:-$HARNESS_ROOT/selftests/benchlist-hw.txt}
 kernel=$(uname -r)
-dir=$RESULTS_DIR/hw-bench-$kernel
+# RUN_NAME names the result (default hw-bench-<uname -r>): give each kernel
+# its own when two kernels report the same release (RUN_NAME=hw-bench-base).
+RUN_NAME=${RUN_NAME:-hw-bench-$kernel}
+check_name RUN_NAME "$RUN_NAME"
+dir=$RESULTS_DIR/$RUN_NAME
+json=$RESULTS_DIR/$RUN_NAME.json
+[ "${1:-}" = --dry-run ] && dir=$STATE/hw-bench-dry-run
+# No earlier run's raw data or table can be mistaken for this run's.
+rm -rf "$dir"
+[ "${1:-}" = --dry-run ] || rm -f "$json"
 mkdir -p "$dir"
 total=$(python3 "$S"/bench.py resolve "$BENCHLIST" --only "${ONLY:-}" -o "$dir/benchlist.tsv") ||
 	die "benchmark list rejected" "fix the entry named above"
@@ -45,5 +55,5 @@ for rep in $(seq 1 "$REPS"); do
 	raws+=(--raw "$rd")
 done
 python3 "$S"/bench.py hw "${raws[@]}" --benchlist "$BENCHLIST" --kernel "$kernel" \
-	--out "$RESULTS_DIR/hw-bench-$kernel.json"
-status "results in ${OUT#"$PWD"/}/results/hw-bench-$kernel.json"
+	--out "$json"
+status "results in ${json#"$PWD"/}"

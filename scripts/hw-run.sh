@@ -29,6 +29,10 @@ RUN_NAME=${RUN_NAME:-hw-$(uname -r)}
 check_name RUN_NAME "$RUN_NAME"
 RUN_DIR=$RESULTS_DIR/$RUN_NAME
 [ -f "$RUNLIST" ] || die "run list $RUNLIST not found"
+# A run starts from an empty results directory (no earlier run's files can
+# be mistaken for this one's); a dry run leaves the results alone.
+[ -n "$dry" ] && RUN_DIR=$STATE/hw-run-dry-run
+rm -rf "$RUN_DIR"
 [ -z "${SKIPLISTS+set}" ] && SKIPLISTS=$(default_skiplists hw)
 skipargs=()
 for s in $SKIPLISTS; do skipargs+=(--skip "$s"); done
