@@ -369,6 +369,49 @@ input_cases() {
 	else
 		result harness/hw-pv-ab-dry-run fail "dry run did not print the boots (log: $LOGS/hw-pv-ab-dry.log)"
 	fi
+	# make hw-emulated: bad input fails in seconds, before packages,
+	# kernels or the root file system.
+	expect hw-emulated-bad-step 2 "HW_STEPS: 'tested' is not patched or base" -- \
+		env HW_STEPS="patched tested" "$S"/hw-emulated.sh
+	expect hw-emulated-bad-bench 2 "HW_BENCH_ONLY='nope' rejected" -- \
+		env HW_BENCH_ONLY=nope "$S"/hw-emulated.sh
+	expect hw-emulated-bad-disk 2 'HW_DISK_SIZE=16: use a size in G' -- \
+		env HW_DISK_SIZE=16 "$S"/hw-emulated.sh
+	# BASE_DEB (a host without network): a missing file and another
+	# package are refused, naming the package the pin wants.
+	expect base-deb-missing 2 "BASE_DEB=$LOGS/none.deb is not a file" -- \
+		env -u HARNESS_LOCKED OUT="$LOGS/deb-out" BASE_DEB="$LOGS/none.deb" "$S"/base-tree.sh
+	expect base-deb-wrong 2 'BASE_DEB=.*README.md has sha256 .*, the base table pins' -- \
+		env -u HARNESS_LOCKED OUT="$LOGS/deb-out" BASE_DEB="$HARNESS_ROOT/README.md" "$S"/base-tree.sh
+	rm -rf "$LOGS/deb-out"
+	# The root disk of make hw-emulated on the one QEMU command line.
+	if env KERNEL=/k DISK=/d.img RUN_DIR="$LOGS/disk-boot" "$S"/boot-qemu.sh --print-cmd >"$LOGS/disk-cmd.log" 2>&1 &&
+	   grep -q 'file=/d.img,format=raw,if=none,id=root -device virtio-blk-device,drive=root' "$LOGS/disk-cmd.log" &&
+	   grep -q 'root=/dev/vda rw rootwait' "$LOGS/disk-cmd.log" && ! grep -q -- '-initrd' "$LOGS/disk-cmd.log"; then
+		result harness/boot-disk-root pass "virtio-blk root, no initrd"
+	else
+		result harness/boot-disk-root fail "$(cat "$LOGS/disk-cmd.log")"
+	fi
+	# The kit's packages (arm64 host or KIT=1): native compiler, no cross
+	# toolchain, no pinned TCG QEMU.
+	kp=$("$S"/deps.sh --kit-packages)
+	if echo " $kp " | grep -q ' gcc ' && ! echo "$kp" | grep -q aarch64-linux-gnu &&
+	   ! KIT=1 "$S"/deps.sh --print | grep -q "$HOST_QEMU_SUITE"; then
+		result harness/deps-kit-packages pass "$kp"
+	else
+		result harness/deps-kit-packages fail "kit: $kp; KIT=1 --print: $(KIT=1 "$S"/deps.sh --print)"
+	fi
+	# A dry run of the kit leaves the results of a real run alone.
+	mkdir -p "$RESULTS_DIR/hw-keep" && echo keep >"$RESULTS_DIR/hw-keep/summary.json" &&
+		echo keep >"$RESULTS_DIR/hw-bench-keep.json"
+	if env RUN_NAME=hw-keep "$S"/hw-run.sh --dry-run >"$LOGS/hw-keep.log" 2>&1 &&
+	   env RUN_NAME=hw-bench-keep "$S"/hw-bench.sh --dry-run >>"$LOGS/hw-keep.log" 2>&1 &&
+	   [ -f "$RESULTS_DIR/hw-keep/summary.json" ] && [ -f "$RESULTS_DIR/hw-bench-keep.json" ]; then
+		result harness/hw-dry-run-keeps-results pass "hw-run and hw-bench dry runs"
+	else
+		result harness/hw-dry-run-keeps-results fail "a dry run removed a real run's results (log: $LOGS/hw-keep.log)"
+	fi
+	rm -rf "$RESULTS_DIR/hw-keep" "$RESULTS_DIR/hw-bench-keep.json"
 	if "$S"/hw-run.sh --dry-run >"$LOGS/hw-dry-run.log" 2>&1 &&
 	   grep -q 'run_kselftest.sh -t kvm:.*arch_timer -o' "$LOGS/hw-dry-run.log"; then
 		result harness/hw-run-dry-run pass "$(grep -c 'run_kselftest.sh' "$LOGS/hw-dry-run.log") commands printed"
