@@ -43,48 +43,62 @@ def newest_first(docs):
 
 
 def results_text(groups, wanted=None):
-    """groups: lists of results documents, in order of preference."""
+    """groups: lists of results documents, in order of preference. Within
+    a group each (benchmark, metric) comes from the newest document that
+    has it: the counts of one list and the rates of another list with the
+    same benchmark names both show. A later group (another base) only
+    adds benchmarks no earlier group has."""
     lines = []
-    shown = set()
-    for doc in [d for g in groups for d in newest_first(g)]:
-        md = doc.get("metadata", {})
-        results = [r for r in doc.get("results", [])
-                   if r["benchmark"] not in shown and (wanted is None or r["benchmark"] in wanted)]
-        if not results:
-            continue
-        if lines:
-            lines += ["", ""]
-        base = md.get("base", {})
-        if doc.get("axis") == "ab":
-            lines += ab_text(doc, md, base, results, shown)
-            continue
-        lines.append(f"Command: {md.get('reproduce', '?')}")
-        lines.append(f"Date: {md.get('date', '?')}; kernel base: {base.get('origin', '?')}; "
-                     f"series: {md.get('series', {}).get('patches', '?')} patches")
-        lines.append(f"Machine: {md.get('platform', '?')}, {md.get('host_mode', '?')} host, "
-                     f"GICv{md.get('gic', '?')}, {md.get('smp', '?')} CPUs; "
-                     f"config {' + '.join(md.get('config', {}).get('fragments', []))}")
-        lines.append("Base and patched kernels built the same way and booted alternately:")
-        lines.append(f"  {', '.join(doc.get('order', []))}.")
-        lines.append("Medians of the repetitions with [min-max]; ratio = patched / base.")
-        lines.append("Counts come from /proc/lock_stat and do not depend on emulation speed;")
-        lines.append("rates and latencies measured under TCG are indicative only.")
-        bench = None
-        for r in results:
-            if "aggregate" in r["metric"]:
-                continue
-            if r["benchmark"] != bench:
-                bench = r["benchmark"]
-                shown.add(bench)
-                lines += ["", f"{bench}:"]
-            unit = r.get("unit") or ""
-            kind = r.get("kind", "")
-            lines.append(f"  {r['metric']} ({unit}{', ' if unit and kind else ''}{kind})")
-            ratio = r.get("ratio")
-            lines.append(f"      base {fmt(r.get('base_median'))} [{fmt(r.get('base_min'))}-{fmt(r.get('base_max'))}]"
-                         f"  patched {fmt(r.get('patched_median'))} [{fmt(r.get('patched_min'))}-{fmt(r.get('patched_max'))}]"
-                         f"  ratio {'-' if ratio is None else f'{ratio:.3f}'}")
+    earlier = set()
+    for g in groups:
+        shown = set()
+        for doc in newest_first(g):
+            lines += doc_text(doc, wanted, earlier, shown, lines)
+        earlier |= {b for b, _ in shown}
     return "\n".join(lines)
+
+
+def doc_text(doc, wanted, earlier, shown, previous):
+    """The lines of one document's block (none if it adds nothing); marks
+    what it shows in shown as (benchmark, metric)."""
+    lines = []
+    md = doc.get("metadata", {})
+    results = [r for r in doc.get("results", [])
+               if r["benchmark"] not in earlier and (r["benchmark"], r["metric"]) not in shown
+               and "aggregate" not in r["metric"]
+               and (wanted is None or r["benchmark"] in wanted)]
+    if not results:
+        return lines
+    if previous:
+        lines += ["", ""]
+    base = md.get("base", {})
+    if doc.get("axis") == "ab":
+        return lines + ab_text(doc, md, base, results, shown)
+    lines.append(f"Command: {md.get('reproduce', '?')}")
+    lines.append(f"Date: {md.get('date', '?')}; kernel base: {base.get('origin', '?')}; "
+                 f"series: {md.get('series', {}).get('patches', '?')} patches")
+    lines.append(f"Machine: {md.get('platform', '?')}, {md.get('host_mode', '?')} host, "
+                 f"GICv{md.get('gic', '?')}, {md.get('smp', '?')} CPUs; "
+                 f"config {' + '.join(md.get('config', {}).get('fragments', []))}")
+    lines.append("Base and patched kernels built the same way and booted alternately:")
+    lines.append(f"  {', '.join(doc.get('order', []))}.")
+    lines.append("Medians of the repetitions with [min-max]; ratio = patched / base.")
+    lines.append("Counts come from /proc/lock_stat and do not depend on emulation speed;")
+    lines.append("rates and latencies measured under TCG are indicative only.")
+    bench = None
+    for r in results:
+        shown.add((r["benchmark"], r["metric"]))
+        if r["benchmark"] != bench:
+            bench = r["benchmark"]
+            lines += ["", f"{bench}:"]
+        unit = r.get("unit") or ""
+        kind = r.get("kind", "")
+        lines.append(f"  {r['metric']} ({unit}{', ' if unit and kind else ''}{kind})")
+        ratio = r.get("ratio")
+        lines.append(f"      base {fmt(r.get('base_median'))} [{fmt(r.get('base_min'))}-{fmt(r.get('base_max'))}]"
+                     f"  patched {fmt(r.get('patched_median'))} [{fmt(r.get('patched_min'))}-{fmt(r.get('patched_max'))}]"
+                     f"  ratio {'-' if ratio is None else f'{ratio:.3f}'}")
+    return lines
 
 
 def ab_text(doc, md, base, results, shown):
@@ -104,9 +118,9 @@ def ab_text(doc, md, base, results, shown):
              "indicative only."]
     bench = None
     for r in results:
+        shown.add((r["benchmark"], r["metric"]))
         if r["benchmark"] != bench:
             bench = r["benchmark"]
-            shown.add(bench)
             lines += ["", f"{bench} ({r['pairs']} pairs):"]
         unit = r.get("unit") or ""
         if r.get("ratio_mean") is not None:

@@ -210,6 +210,39 @@ class BenchABTest(unittest.TestCase):
         self.assertIn("off 100  on 85  ratio 0.849 [0.402, 1.793]", c.stdout)
         self.assertIn("off 0  on 5  ratio - (off cannot move it)", c.stdout)
 
+    def test_cover_letter_counts_and_rates(self):
+        """Two lists with the same benchmark names on one base (counts with
+        lockdep, rates without): the cover letter shows each metric from the
+        newest file that has it, so a newer rates file does not hide the
+        counts; another base adds only benchmarks the first has not."""
+        def doc(date, base, metrics):
+            return {"metadata": {"date": date, "reproduce": f"make bench ({date})",
+                                 "base": {"origin": base}},
+                    "order": ["base-1", "patched-1"],
+                    "results": [{"benchmark": b, "metric": m, "kind": "count", "unit": "",
+                                 "base_median": 10, "base_min": 10, "base_max": 10,
+                                 "patched_median": 1, "patched_min": 1, "patched_max": 1,
+                                 "ratio": 0.1} for b, m in metrics]}
+        files = []
+        for name, d in (("counts", doc("2026-11-30", "7.3", [("lpi", "srcu sections"), ("lpi", "rate")])),
+                        ("rates", doc("2026-12-01", "7.3", [("lpi", "rate")])),
+                        ("old", doc("2026-11-01", "6.12", [("lpi", "misses"), ("irqfd", "assign")]))):
+            files.append(os.path.join(self.tmp, name + ".json"))
+            with open(files[-1], "w") as f:
+                json.dump(d, f)
+        tmpl = os.path.join(self.tmp, "cover.tmpl")
+        with open(tmpl, "w") as f:
+            f.write("Subject\n\n@RESULTS@\n")
+        c = subprocess.run([sys.executable, os.path.join(SCRIPTS, "cover.py"), tmpl, "base",
+                            files[0], files[1], "--", files[2]], capture_output=True, text=True)
+        self.assertEqual(c.returncode, 0, c.stderr)
+        out = c.stdout
+        self.assertIn("srcu sections", out)
+        self.assertEqual(out.count("  rate ("), 1)
+        self.assertLess(out.index("(2026-12-01)"), out.index("(2026-11-30)"))
+        self.assertIn("irqfd:", out)
+        self.assertNotIn("misses", out)
+
     def test_no_pair_is_an_error(self):
         raw = os.path.join(self.tmp, "raw", "patched-1")
         os.makedirs(raw)
