@@ -54,6 +54,8 @@ for rep in $(seq 1 "$REPS"); do
 	echo "# harness: done" >>"$rd/tap.txt"
 	raws+=(--raw "$rd")
 done
-python3 "$S"/bench.py hw "${raws[@]}" --benchlist "$BENCHLIST" --kernel "$kernel" \
+# The release and the build (uname -v: build number, date): two kernels
+# built from one tree report the same release.
+python3 "$S"/bench.py hw "${raws[@]}" --benchlist "$BENCHLIST" --kernel "$kernel $(uname -v)" \
 	--out "$json"
 status "results in ${json#"$PWD"/}"
