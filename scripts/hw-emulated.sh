@@ -97,7 +97,9 @@ deb=$OUT/cache/apt/debs/${BASE_PACKAGE}_${BASE_PACKAGE_VERSION}_all.deb
 phase_start rootfs
 suite=bookworm
 mirror=http://deb.debian.org/debian
-kit=$("$S"/deps.sh --kit-packages)
+# The kit's packages, and what any installed server has that the apt
+# variant (Essential packages only) leaves out: mount.
+kit="$("$S"/deps.sh --kit-packages) mount"
 mmv=$(dpkg-query -W -f='${Version}' mmdebstrap)
 key=$(printf '%s\n' "$suite" "$mirror" "$kit" "$mmv" | sha256sum | cut -c1-12)
 rootfs=$OUT/cache/hw-emulated/rootfs-$key.tar
@@ -167,7 +169,9 @@ for v in $HW_STEPS; do
 		cmd=${line#* - $v: }
 		cmd=${cmd% \#*}
 		what=$(echo "$cmd" | awk '{print $2}')
+		[ "$cmd" != "$line" ] || what=init
 		note=${line##*\# }
+		[ "$note" != "$line" ] || note=${line#* - }
 		case "$line" in
 			ok*) result "$v/$what" pass "$note" ;;
 			*)
