@@ -115,8 +115,12 @@ else
 	if [ ! -f "$tarball_stamp" ]; then
 		rm -f "$tarball" "$OUT/cache/apt/$(basename "$BASE_DEB_TARBALL").from-"*
 		need_tools dpkg-deb
+		# (BASE_DEB: nothing was downloaded, the directory may not exist)
+		mkdir -p "$(dirname "$tarball")" ||
+			die "cannot create $(dirname "$tarball")" "check that OUT=$OUT is writable"
 		dpkg-deb --fsys-tarfile "$deb" | tar -xOf - "./$BASE_DEB_TARBALL" >"$tarball.tmp" ||
-			die "$deb has no $BASE_DEB_TARBALL" "check BASE_DEB_TARBALL in scripts/lib.sh's base table"
+			die "cannot extract $BASE_DEB_TARBALL from $deb into $tarball.tmp" \
+				"the message above says why: a full disk, or a package without it (BASE_DEB_TARBALL in scripts/lib.sh's base table)"
 		mv "$tarball.tmp" "$tarball"
 		sha256_file "$tarball" >"$tarball_stamp"
 	fi
