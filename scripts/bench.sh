@@ -52,14 +52,10 @@ variants="base patched"
 [ $axis = ab ] && variants=patched
 
 # The two kernels: the same pipeline, two work trees.
-empty=$STATE/empty-series
-mkdir -p "$empty"
-echo "# the base kernel: no patches" >"$empty/series"
+empty=$(empty_series)
 for v in $variants; do
 	if [ $v = base ]; then p=${BASE_PATCHES:-$empty}; else p=$PATCHES; fi
-	VARIANT=$v PATCHES=$p "$S"/apply-series.sh
-	VARIANT=$v "$S"/config.sh
-	VARIANT=$v "$S"/build-kernel.sh
+	build_kernel_variant $v "$p"
 	VARIANT=$v "$S"/build-selftests.sh
 done
 VARIANT=${variants%% *} "$S"/build-bench.sh

@@ -59,7 +59,7 @@ esac
 
 cmdline="console=ttyAMA0 panic=-1 oops=panic${DISK:+ root=/dev/vda rw rootwait}${mode_args:+ $mode_args}${APPEND:+ $APPEND}"
 if [ -n "$DISK" ]; then
-	root_args=(-drive "file=$DISK,format=raw,if=none,id=root" -device virtio-blk-device,drive=root)
+	root_args=(-drive "file=${DISK//,/,,},format=raw,if=none,id=root" -device virtio-blk-device,drive=root)
 else
 	root_args=(-initrd "$INITRD")
 fi

@@ -7,11 +7,12 @@
 #   deps.sh --print    only print that apt-get line (empty if nothing missing)
 #   deps.sh --kit-packages  print the hardware kit's package list (one line)
 #
-# On an arm64 host (or with KIT=1) the packages are the hardware kit's
-# (make hw-run, hw-bench, hw-pv-ab): the selftests are built natively there,
-# no cross toolchain, and the guests of hw-pv-ab run under the distribution's
-# QEMU with KVM, so the pinned TCG QEMU is not needed either. make
-# hw-emulated preinstalls the same list in its arm64 root file system.
+# With KIT=1 the packages are the hardware kit's (make hw-run, hw-bench,
+# hw-pv-ab on an arm64 KVM host, which ask for them themselves): the
+# selftests are built natively there, no cross toolchain, and the guests
+# of hw-pv-ab run under the distribution's QEMU with KVM, so the pinned TCG
+# QEMU is not needed either. make hw-emulated preinstalls the same list in
+# its arm64 root file system.
 # EXTRA_PACKAGES adds packages (the check/bench phases use it).
 . "$(dirname "$0")/lib.sh"
 phase_start deps
@@ -24,14 +25,13 @@ PACKAGES=(
 )
 KIT_PACKAGES=(
 	make gcc libc6-dev ccache rsync xz-utils perl python3 quilt patch git kmod procps
-	qemu-system-arm rt-tests
+	qemu-system-arm rt-tests busybox-static cpio
 )
 if [ "${1:-}" = --kit-packages ]; then
 	echo "${KIT_PACKAGES[*]}"
 	exit 0
 fi
 kit=${KIT:-}
-[ "$(uname -m)" = aarch64 ] && kit=1
 [ -n "$kit" ] && PACKAGES=("${KIT_PACKAGES[@]}")
 [ -n "${LLVM:-}" ] && PACKAGES+=(clang lld llvm)
 # shellcheck disable=SC2206

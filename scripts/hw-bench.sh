@@ -24,10 +24,14 @@ RUN_NAME=${RUN_NAME:-hw-bench-$kernel}
 check_name RUN_NAME "$RUN_NAME"
 dir=$RESULTS_DIR/$RUN_NAME
 json=$RESULTS_DIR/$RUN_NAME.json
-[ "${1:-}" = --dry-run ] && dir=$STATE/hw-bench-dry-run
-# No earlier run's raw data or table can be mistaken for this run's.
+case "${1:-}" in
+	--dry-run) dir=$STATE/hw-bench-dry-run ;;
+	"") require_kvm_arm64_host "run make hw-bench on the arm64 machine; here use make bench (QEMU)"
+	    # No earlier run's raw data or table can be mistaken for this run's.
+	    rm -f "$json" ;;
+	*) die "unknown argument '$1'" "usage: hw-bench.sh [--dry-run]" ;;
+esac
 rm -rf "$dir"
-[ "${1:-}" = --dry-run ] || rm -f "$json"
 mkdir -p "$dir"
 total=$(python3 "$S"/bench.py resolve "$BENCHLIST" --only "${ONLY:-}" -o "$dir/benchlist.tsv") ||
 	die "benchmark list rejected" "fix the entry named above"
@@ -38,9 +42,6 @@ if [ "${1:-}" = --dry-run ]; then
 	status "dry run done (nothing executed)"
 	exit 0
 fi
-[ -z "${1:-}" ] || die "unknown argument '$1'" "usage: hw-bench.sh [--dry-run]"
-require_kvm_arm64_host "run make hw-bench on the arm64 machine; here use make bench (QEMU)"
-
 prepare_native_selftests
 BUILD_DIR=$build BENCH_BIN=$build/bench-bin "$S"/build-bench.sh
 
@@ -54,8 +55,6 @@ for rep in $(seq 1 "$REPS"); do
 	echo "# harness: done" >>"$rd/tap.txt"
 	raws+=(--raw "$rd")
 done
-# The release and the build (uname -v: build number, date): two kernels
-# built from one tree report the same release.
-python3 "$S"/bench.py hw "${raws[@]}" --benchlist "$BENCHLIST" --kernel "$kernel $(uname -v)" \
+python3 "$S"/bench.py hw "${raws[@]}" --benchlist "$BENCHLIST" --kernel "$kernel" \
 	--out "$json"
 status "results in ${json#"$PWD"/}"

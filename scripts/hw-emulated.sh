@@ -27,19 +27,27 @@
 #     would.
 #
 # Variables: HW_RUN_ONLY (default: the whole hardware run list),
-# HW_BENCH_ONLY (default: exit-loop-gic exit-loop-userirq irqfd-idle
-# lpi-1x1x1), HW_REPS (1), HW_STEPS ("patched base"), SMP (2), MEM (4G),
-# HW_WATCHDOG (seconds per boot, 14400), HW_DISK_SIZE (16G), OUT, JOBS.
-# Needs root (mmdebstrap's root mode, the image's file owners, binfmt_misc).
-# Exit status: 0 every command passed on the patched kernel and the base
-# kernel's runs completed (its hw-run may fail the series' tests: that is
-# the base), the compare table exists; 1 a command failed; 2 harness error.
+# HW_SKIPLISTS (default selftests/skip-hw-tcg.txt: what the hardware run
+# list asks that a TCG-emulated host cannot give), HW_BENCH_ONLY (default:
+# exit-loop-gic exit-loop-userirq irqfd-idle lpi-1x1x1), HW_REPS (1),
+# HW_STEPS ("patched base"), SMP (2), MEM (4G), HW_WATCHDOG (seconds per
+# boot, 14400), HW_DISK_SIZE (16G), OUT, JOBS. Needs root (mmdebstrap's
+# root mode, the image's file owners, binfmt_misc), like make run; the
+# results are judged from the files the guest wrote, not from make's exit
+# status (make reports 2 for any failed recipe):
+#   patched hw-run  summary.json with no failed test and no splat
+#   base hw-run     summary.json whose failed tests are all tests a patch
+#                   of the series adds (what the base kernel lacks)
+#   hw-bench        its result file, with no benchmark errors
+#   compare         bench.py compare of the two hw-bench files
+# Exit status: 0 all of these passed, 1 one failed, 2 harness error.
 . "$(dirname "$0")/lib.sh"
 set -e
 phase_start hw-emulated
 S=$HARNESS_ROOT/scripts
 
 HW_RUN_ONLY=${HW_RUN_ONLY:-}
+HW_SKIPLISTS=${HW_SKIPLISTS-selftests/skip-hw-tcg.txt}
 HW_BENCH_ONLY=${HW_BENCH_ONLY-exit-loop-gic exit-loop-userirq irqfd-idle lpi-1x1x1}
 HW_REPS=${HW_REPS:-1}
 HW_STEPS=${HW_STEPS:-patched base}
@@ -60,10 +68,22 @@ python3 "$S"/runlist.py "$HARNESS_ROOT/selftests/runlist-hw.txt" --only "$HW_RUN
 	die "HW_RUN_ONLY='$HW_RUN_ONLY' rejected" "name tests of selftests/runlist-hw.txt"
 python3 "$S"/bench.py resolve "$HARNESS_ROOT/selftests/benchlist-hw.txt" --only "$HW_BENCH_ONLY" -o /dev/null >/dev/null ||
 	die "HW_BENCH_ONLY='$HW_BENCH_ONLY' rejected" "name benchmarks of selftests/benchlist-hw.txt"
+for f in $HW_SKIPLISTS; do
+	[ -f "$HARNESS_ROOT/$f" ] || die "HW_SKIPLISTS: $f not found" "name skip lists relative to the repository (selftests/...)"
+done
 [ "$(id -u)" -eq 0 ] || die "make hw-emulated needs root" \
 	"run it as root (mmdebstrap's root mode, the disk image's file owners, binfmt_misc)"
-[ -n "$(git -C "$HARNESS_ROOT" status --porcelain 2>/dev/null)" ] &&
-	warn "the guest gets a clone of HEAD; uncommitted changes are not in it"
+[ -z "${KERNEL_SRC:-}" ] || die "make hw-emulated takes its base from the package (the guest gets the .deb)" "unset KERNEL_SRC"
+[ "$PATCHES" = "$SERIES_DEFAULT" ] || die "PATCHES=$PATCHES: the guest builds its selftests from the clone's patches/$BASE" \
+	"unset PATCHES (commit the series you want to test)"
+# The kernels are built from this checkout, the guest's selftests from a
+# clone of HEAD: the two must be the same files.
+git -C "$HARNESS_ROOT" rev-parse --verify -q HEAD >/dev/null ||
+	die "$HARNESS_ROOT is not a git checkout" "make hw-emulated clones the repository into the guest"
+dirty=$(git -C "$HARNESS_ROOT" status --porcelain -- patches selftests scripts kernel-config Makefile 2>/dev/null)
+[ -z "$dirty" ] || die "uncommitted changes the guest's clone would not have: $(echo "$dirty" | head -n 3 | tr '\n' ' ')" \
+	"commit them (or stash) and rerun"
+deb=${BASE_DEB:-$OUT/cache/apt/debs/${BASE_PACKAGE}_${BASE_PACKAGE_VERSION}_all.deb}
 lock_out
 
 dir=$RESULTS_DIR/hw-emulated
@@ -78,20 +98,14 @@ start_all=$(date +%s)
 EXTRA_PACKAGES="mmdebstrap qemu-user-static binfmt-support arch-test e2fsprogs" "$S"/deps.sh
 export FRAGMENTS="kvm-host disk-root"
 "$S"/base-tree.sh
-empty=$STATE/empty-series
-mkdir -p "$empty"
-echo "# the base kernel: no patches" >"$empty/series"
+[ -f "$deb" ] || die "the base package $deb is not there after the base phase" "see the base phase's lines above"
 declare -A image
 for v in $HW_STEPS; do
-	if [ "$v" = base ]; then p=$empty; else p=$PATCHES; fi
-	VARIANT=$v PATCHES=$p "$S"/apply-series.sh
-	VARIANT=$v "$S"/config.sh
-	VARIANT=$v "$S"/build-kernel.sh
+	if [ "$v" = base ]; then p=$(empty_series); else p=$PATCHES; fi
+	build_kernel_variant "$v" "$p"
 	image[$v]=$(VARIANT=$v build_dir)/arch/arm64/boot/Image
 done
 . "$STATE/base.env"
-deb=$OUT/cache/apt/debs/${BASE_PACKAGE}_${BASE_PACKAGE_VERSION}_all.deb
-[ -f "$deb" ] || die "the base package $deb is not in the cache" "make hw-emulated takes the base from the package; unset KERNEL_SRC"
 
 # 2. The arm64 root file system, cached by its inputs.
 phase_start rootfs
@@ -135,15 +149,19 @@ stage=$WORK/hw-emulated/stage
 img=$WORK/hw-emulated/disk.img
 rm -rf "$stage" "$img"
 mkdir -p "$stage"
-tar -xf "$rootfs" -C "$stage"
-git clone -q --no-hardlinks "$HARNESS_ROOT" "$stage/root/irq-scaling"
-mkdir -p "$stage/root/debs" "$stage/root/hw-emulated"
-cp "$deb" "$stage/root/debs/"
+tar -xf "$rootfs" -C "$stage" || die "cannot unpack $rootfs into $stage" "check free space (df -h $stage)"
+# (root clones a checkout another user may own: git's ownership check
+# would refuse it)
+git -c safe.directory="$HARNESS_ROOT" -c safe.directory="$HARNESS_ROOT/.git" \
+	clone -q --no-hardlinks "$HARNESS_ROOT" "$stage/root/irq-scaling" ||
+	die "cannot clone $HARNESS_ROOT into the guest's disk" "see git's message above"
+mkdir -p "$stage/root/debs" "$stage/root/hw-emulated" && cp "$deb" "$stage/root/debs/" ||
+	die "cannot copy the base package into $stage" "check free space (df -h $stage)"
 gdeb=/root/debs/$(basename "$deb")
 for v in $HW_STEPS; do
 	{
 		echo "# make hw-emulated, the $v kernel: the README's hardware commands"
-		echo "make hw-run BASE=$BASE RUN_NAME=hw-$v BASE_DEB=$gdeb${HW_RUN_ONLY:+ ONLY='$HW_RUN_ONLY'}"
+		echo "make hw-run BASE=$BASE RUN_NAME=hw-$v BASE_DEB=$gdeb SKIPLISTS='$HW_SKIPLISTS'${HW_RUN_ONLY:+ ONLY='$HW_RUN_ONLY'}"
 		echo "make hw-bench BASE=$BASE RUN_NAME=hw-bench-$v REPS=$HW_REPS BASE_DEB=$gdeb${HW_BENCH_ONLY:+ ONLY='$HW_BENCH_ONLY'}"
 	} >"$stage/root/hw-emulated/commands-$v"
 done
@@ -152,9 +170,11 @@ run_logged "$dir/mkfs.log" mkfs.ext4 -q -F -L hw-emulated -d "$stage" "$img" "$H
 rm -rf "$stage"
 status "disk image $(basename "$img") ($HW_DISK_SIZE sparse, $(du -m "$img" | cut -f1) MB used), repository at $(git -C "$HARNESS_ROOT" rev-parse --short=12 HEAD)"
 
-# 4. The boots.
+# 4. The boots. Each command's line on the TAP channel says that it
+# finished; what it found is judged from its files afterwards.
 guest=$dir/guest
 mkdir -p "$guest"
+booted=""
 for v in $HW_STEPS; do
 	phase_start hw-emulated
 	info "booting the $v kernel on the Debian disk ($SMP CPUs, $MEM)"
@@ -163,48 +183,74 @@ for v in $HW_STEPS; do
 		RUN_DIR=$dir/boot-$v \
 		APPEND="init=/root/irq-scaling/scripts/guest/hw-emulated-init hw_emulated.step=$v" \
 		"$S"/boot-qemu.sh || rc=$?
-	[ "$rc" -eq 2 ] && die "QEMU could not boot the $v kernel" "see $dir/boot-$v/qemu.stderr"
-	tr -d '\r' <"$dir/boot-$v/tap.txt" | grep -E '^(not )?ok [0-9]+ ' >"$dir/boot-$v/steps.txt" || true
-	while IFS= read -r line; do
-		cmd=${line#* - $v: }
-		cmd=${cmd% \#*}
-		what=$(echo "$cmd" | awk '{print $2}')
-		[ "$cmd" != "$line" ] || what=init
-		note=${line##*\# }
-		[ "$note" != "$line" ] || note=${line#* - }
-		case "$line" in
-			ok*) result "$v/$what" pass "$note" ;;
-			*)
-				# The base kernel lacks the series: its hw-run fails the
-				# series' tests, which is the base's picture, not an error.
-				if [ "$v" = base ] && [ "$what" = hw-run ] && [ "${note#exit 1,}" != "$note" ]; then
-					result "$v/$what" pass "ran; tests failed on the base kernel ($note)"
-				else
-					result "$v/$what" fail "$note (log: guest/logs)"
-				fi ;;
-		esac
-	done <"$dir/boot-$v/steps.txt"
+	if [ "$rc" -eq 2 ]; then
+		result "$v/boot" error "QEMU could not boot the $v kernel: see boot-$v/qemu.stderr"
+		continue
+	fi
+	booted="$booted $v"
 	[ "$rc" -eq 0 ] || result "$v/boot" error "the guest did not finish ($(. "$dir/boot-$v/boot.env" && echo "$BOOT_RESULT")): see boot-$v/console.log"
+	tr -d '\r' <"$dir/boot-$v/tap.txt" | grep -E '^(not )?ok [0-9]+ ' >"$dir/boot-$v/steps.txt" || true
+	grep -q ' - hw-emulated: ' "$dir/boot-$v/steps.txt" &&
+		result "$v/init" error "$(grep -m1 ' - hw-emulated: ' "$dir/boot-$v/steps.txt" | sed 's/.* - hw-emulated: //')"
 done
+[ -n "$booted" ] || results_end
 
-# 5. The results, as the guest wrote them, and the compare table.
+# 5. The results, as the guest wrote them. The journal is replayed first
+# (a guest that hung never remounted read-only); debugfs exits 0 even for
+# a missing path, so every file used below is checked.
 phase_start hw-emulated
+e2fsck -fy "$img" >"$dir/e2fsck.log" 2>&1 || [ $? -le 1 ] ||
+	die "the guest's file system is damaged (log: $dir/e2fsck.log)" "see boot-*/console.log for how the guest ended"
 debugfs -R "rdump /root/irq-scaling/out/results /root/hw-emulated/logs $guest" "$img" >"$dir/debugfs.log" 2>&1 ||
 	die "cannot copy the results off $img (log: $dir/debugfs.log)"
 gres=$guest/results/$BASE_NS
-for v in $HW_STEPS; do
+series_adds=$(python3 "$S"/runlist.py "$HARNESS_ROOT/selftests/runlist-hw.txt" --tree "$BASE_DIR" --patches "$PATCHES" \
+	-o /dev/stdout 2>/dev/null | awk -F'\t' '$1 == "skip" && $3 ~ /^not in this tree: / { print $2 }' | tr '\n' ' ')
+for v in $booted; do
 	s=$gres/hw-$v/summary.json
-	if [ -f "$s" ]; then
-		info "hw-run on the $v kernel: $(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); c=d.get("counts",d); print(", ".join(f"{c[k]} {k}" for k in ("passed","failed","skipped") if k in c))' "$s")"
+	if [ ! -f "$s" ]; then
+		result "$v/hw-run" fail "no summary.json: make hw-run ended early (log: guest/logs/$v-1.log)"
+	else
+		read -r passed failed skipped splats failed_names < <(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+t = d["totals"]
+bad = [n for n, r in d["tests"].items() if r in ("fail", "error")]
+print(t["passed"], t["failed"] + t.get("errors", 0), t["skipped"], len(d.get("splats", [])), " ".join(bad) or "-")' "$s")
+		counts="$passed passed, $failed failed, $skipped skipped, $splats splats"
+		if [ "$v" = patched ]; then
+			if [ "$failed" -eq 0 ] && [ "$splats" -eq 0 ]; then result "$v/hw-run" pass "$counts"
+			else result "$v/hw-run" fail "$counts (failed: $failed_names)"; fi
+		else
+			other=""
+			for t in $failed_names; do
+				[ "$t" = - ] || case " $series_adds " in *" $t "*) ;; *) other="$other $t" ;; esac
+			done
+			if [ -z "$other" ] && [ "$splats" -eq 0 ]; then
+				result "$v/hw-run" pass "$counts; the failed ones are tests the series adds (${failed_names})"
+			else
+				result "$v/hw-run" fail "$counts; failed on the base kernel and not added by the series:${other:- (splats)}"
+			fi
+		fi
+	fi
+	b=$gres/hw-bench-$v.json
+	if [ ! -f "$b" ]; then
+		result "$v/hw-bench" fail "no hw-bench-$v.json: make hw-bench ended early (log: guest/logs/$v-2.log)"
+	else
+		e=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(len(d["results"]), len(d.get("errors", [])))' "$b")
+		if [ "${e#* }" -eq 0 ]; then result "$v/hw-bench" pass "${e% *} metrics"
+		else result "$v/hw-bench" fail "${e#* } benchmark errors (see $b)"; fi
 	fi
 done
 if [ -f "$gres/hw-bench-base.json" ] && [ -f "$gres/hw-bench-patched.json" ]; then
 	if python3 "$S"/bench.py compare "$gres/hw-bench-base.json" "$gres/hw-bench-patched.json" \
 		--out "$dir/compare" >"$dir/compare.log" 2>&1; then
-		result compare pass "$dir/compare"
+		result compare pass "${dir#"$PWD"/}/compare/bench.md"
 	else
 		result compare fail "bench.py compare failed (log: $dir/compare.log)"
 	fi
+elif [ "$HW_STEPS" = "patched base" ] || [ "$HW_STEPS" = "base patched" ]; then
+	result compare fail "needs both hw-bench files; see the hw-bench rows above"
 else
 	result compare skip "needs hw-bench on both kernels (HW_STEPS='patched base')"
 fi

@@ -24,6 +24,9 @@ case "${1:-}" in
 	*) die "unknown argument '$1'" "usage: hw-run.sh [--dry-run]" ;;
 esac
 
+# A real run checks the host before it removes anything.
+[ -n "$dry" ] || require_kvm_arm64_host "run make hw-run on the arm64 machine itself; here use make run (QEMU) or hw-run.sh --dry-run"
+
 RUNLIST=${RUNLIST:-$HARNESS_ROOT/selftests/runlist-hw.txt}
 RUN_NAME=${RUN_NAME:-hw-$(uname -r)}
 check_name RUN_NAME "$RUN_NAME"
@@ -31,7 +34,8 @@ RUN_DIR=$RESULTS_DIR/$RUN_NAME
 [ -f "$RUNLIST" ] || die "run list $RUNLIST not found"
 # A run starts from an empty results directory (no earlier run's files can
 # be mistaken for this one's); a dry run leaves the results alone.
-[ -n "$dry" ] && RUN_DIR=$STATE/hw-run-dry-run
+if [ -n "$dry" ]; then RUN_DIR=$STATE/hw-run-dry-run
+else rm -f "$OUT/results/summary.json"; fi
 rm -rf "$RUN_DIR"
 [ -z "${SKIPLISTS+set}" ] && SKIPLISTS=$(default_skiplists hw)
 skipargs=()
@@ -52,8 +56,6 @@ if [ -n "$dry" ]; then
 	status "dry run done (nothing executed)"
 	exit 0
 fi
-
-require_kvm_arm64_host "run make hw-run on the arm64 machine itself; here use make run (QEMU) or hw-run.sh --dry-run"
 
 prepare_native_selftests
 ksft=$build/kselftest_install

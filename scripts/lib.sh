@@ -349,12 +349,32 @@ build_dir() {
 	echo "$WORK/${VARIANT:-patched}/build-$name"
 }
 
+# empty_series: the series directory of the base kernel (no patches);
+# prints its path.
+empty_series() {
+	mkdir -p "$STATE/empty-series"
+	echo "# the base kernel: no patches" >"$STATE/empty-series/series"
+	echo "$STATE/empty-series"
+}
+
+# build_kernel_variant <variant> <series dir>: the work tree, .config and
+# kernel image of one variant (make bench's and make hw-emulated's base and
+# patched kernels: the same pipeline, two work trees). Exits the caller
+# with the phase's status when one fails.
+build_kernel_variant() {
+	VARIANT=$1 PATCHES=$2 "$HARNESS_ROOT"/scripts/apply-series.sh || exit $?
+	VARIANT=$1 "$HARNESS_ROOT"/scripts/config.sh || exit $?
+	VARIANT=$1 "$HARNESS_ROOT"/scripts/build-kernel.sh || exit $?
+}
+
 # prepare_native_selftests: for make hw-run / hw-bench on an arm64 host: the
 # base tree and series in work tree $VARIANT (default hw), its UAPI headers
 # (no kernel build needed) and the KVM selftests built natively against them.
 # Sets build to the directory that holds them.
 prepare_native_selftests() {
 	export VARIANT=${VARIANT:-hw}
+	# The kit's packages (an arm64 host has no cross toolchain to need).
+	KIT=1 "$HARNESS_ROOT"/scripts/deps.sh || exit 2
 	"$HARNESS_ROOT"/scripts/base-tree.sh || exit 2
 	"$HARNESS_ROOT"/scripts/apply-series.sh || exit 2
 	build=$WORK/$VARIANT/build-hw

@@ -377,12 +377,16 @@ input_cases() {
 		env HW_BENCH_ONLY=nope "$S"/hw-emulated.sh
 	expect hw-emulated-bad-disk 2 'HW_DISK_SIZE=16: use a size in G' -- \
 		env HW_DISK_SIZE=16 "$S"/hw-emulated.sh
+	expect hw-emulated-bad-skiplist 2 'HW_SKIPLISTS: selftests/skip-none.txt not found' -- \
+		env HW_SKIPLISTS=selftests/skip-none.txt "$S"/hw-emulated.sh
+	expect hw-emulated-no-kernel-src 2 'make hw-emulated takes its base from the package' -- \
+		env KERNEL_SRC=/nonexistent "$S"/hw-emulated.sh
 	# BASE_DEB (a host without network): a missing file and another
 	# package are refused, naming the package the pin wants.
 	expect base-deb-missing 2 "BASE_DEB=$LOGS/none.deb is not a file" -- \
-		env -u HARNESS_LOCKED OUT="$LOGS/deb-out" BASE_DEB="$LOGS/none.deb" "$S"/base-tree.sh
+		env -u HARNESS_LOCKED -u KERNEL_SRC OUT="$LOGS/deb-out" BASE_DEB="$LOGS/none.deb" "$S"/base-tree.sh
 	expect base-deb-wrong 2 'BASE_DEB=.*README.md has sha256 .*, the base table pins' -- \
-		env -u HARNESS_LOCKED OUT="$LOGS/deb-out" BASE_DEB="$HARNESS_ROOT/README.md" "$S"/base-tree.sh
+		env -u HARNESS_LOCKED -u KERNEL_SRC OUT="$LOGS/deb-out" BASE_DEB="$HARNESS_ROOT/README.md" "$S"/base-tree.sh
 	rm -rf "$LOGS/deb-out"
 	# The root disk of make hw-emulated on the one QEMU command line.
 	# (printf %q escapes the commas and blanks: compare without them)
