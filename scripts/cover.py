@@ -58,6 +58,16 @@ def results_text(groups, wanted=None):
     return "\n".join(lines)
 
 
+def run_lines(md, base):
+    """Command, date, base and machine of a results document."""
+    return [f"Command: {md.get('reproduce', '?')}",
+            f"Date: {md.get('date', '?')}; kernel base: {base.get('origin', '?')}; "
+            f"series: {md.get('series', {}).get('patches', '?')} patches",
+            f"Machine: {md.get('platform', '?')}, {md.get('host_mode', '?')} host, "
+            f"GICv{md.get('gic', '?')}, {md.get('smp', '?')} CPUs; "
+            f"config {' + '.join(md.get('config', {}).get('fragments', []))}"]
+
+
 def doc_text(doc, wanted, earlier, shown, previous):
     """The lines of one document's block (none if it adds nothing); marks
     what it shows in shown as (benchmark, metric)."""
@@ -74,12 +84,7 @@ def doc_text(doc, wanted, earlier, shown, previous):
     base = md.get("base", {})
     if doc.get("axis") == "ab":
         return lines + ab_text(doc, md, base, results, shown)
-    lines.append(f"Command: {md.get('reproduce', '?')}")
-    lines.append(f"Date: {md.get('date', '?')}; kernel base: {base.get('origin', '?')}; "
-                 f"series: {md.get('series', {}).get('patches', '?')} patches")
-    lines.append(f"Machine: {md.get('platform', '?')}, {md.get('host_mode', '?')} host, "
-                 f"GICv{md.get('gic', '?')}, {md.get('smp', '?')} CPUs; "
-                 f"config {' + '.join(md.get('config', {}).get('fragments', []))}")
+    lines += run_lines(md, base)
     lines.append("Base and patched kernels built the same way and booted alternately:")
     lines.append(f"  {', '.join(doc.get('order', []))}.")
     lines.append("Medians of the repetitions with [min-max]; ratio = patched / base.")
@@ -105,12 +110,7 @@ def ab_text(doc, md, base, results, shown):
     """An A/B document (bench.py ab): one kernel, a switch off and on in
     alternating pairs inside each boot; per metric the means and the
     paired ratio on/off with its 95% interval."""
-    lines = [f"Command: {md.get('reproduce', '?')}",
-             f"Date: {md.get('date', '?')}; kernel base: {base.get('origin', '?')}; "
-             f"series: {md.get('series', {}).get('patches', '?')} patches",
-             f"Machine: {md.get('platform', '?')}, {md.get('host_mode', '?')} host, "
-             f"GICv{md.get('gic', '?')}, {md.get('smp', '?')} CPUs; "
-             f"config {' + '.join(md.get('config', {}).get('fragments', []))}",
+    lines = run_lines(md, base) + [
              "One kernel and boot per benchmark; the feature off and on in alternating",
              "pairs. Means of the phases; ratio = geometric mean of the per-pair",
              "ratios on/off with its 95% t-interval [low, high]; counts per operation",
