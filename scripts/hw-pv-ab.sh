@@ -38,6 +38,11 @@ for part in sys.argv[1].split(","):
     a, _, b = part.partition("-")
     n.update(range(int(a), int(b or a) + 1))
 print(len(n))' "$HW_CPUS") || die "HW_CPUS=$HW_CPUS is not a CPU list"
+case "${1:-}" in
+	--dry-run) dir=$STATE/hw-pv-ab-dry-run ;;   # a real run's results stay
+	"") require_kvm_arm64_host "run make hw-pv-ab on the arm64 machine; under QEMU use make bench BENCHLIST=selftests/benchlist-qemu-pv-ab.txt" ;;
+	*) die "unknown argument '$1'" "usage: hw-pv-ab.sh [--dry-run]" ;;
+esac
 rm -rf "$dir"
 mkdir -p "$dir"
 total=$(python3 "$S"/bench.py resolve "$BENCHLIST" --only "${ONLY:-}" -o "$dir/benchlist.tsv") ||
@@ -51,8 +56,7 @@ if [ "${1:-}" = --dry-run ]; then
 	status "dry run done (nothing executed; timeouts sum ${total}s per repetition)"
 	exit 0
 fi
-[ -z "${1:-}" ] || die "unknown argument '$1'" "usage: hw-pv-ab.sh [--dry-run]"
-require_kvm_arm64_host "run make hw-pv-ab on the arm64 machine; under QEMU use make bench BENCHLIST=selftests/benchlist-qemu-pv-ab.txt"
+KIT=1 "$S"/deps.sh || exit 2
 qemu=$(command -v qemu-system-aarch64) || die "no qemu-system-aarch64" "apt-get install qemu-system-arm"
 [ -r "$GUEST_IMAGE" ] || die "no guest kernel $GUEST_IMAGE" "give GUEST_IMAGE=<the patched kernel's Image>"
 grep -q 'pv_preempted_sites' /proc/kallsyms 2>/dev/null ||

@@ -408,16 +408,19 @@ input_cases() {
 		result harness/deps-kit-packages fail "kit: $kp; KIT=1 --print: $(KIT=1 "$S"/deps.sh --print)"
 	fi
 	# A dry run of the kit leaves the results of a real run alone.
-	mkdir -p "$RESULTS_DIR/hw-keep" && echo keep >"$RESULTS_DIR/hw-keep/summary.json" &&
-		echo keep >"$RESULTS_DIR/hw-bench-keep.json"
+	pvab=$RESULTS_DIR/hw-pv-ab-$(uname -r)
+	mkdir -p "$RESULTS_DIR/hw-keep" "$pvab" && echo keep >"$RESULTS_DIR/hw-keep/summary.json" &&
+		echo keep >"$RESULTS_DIR/hw-bench-keep.json" && echo keep >"$pvab/ab.json"
 	if env RUN_NAME=hw-keep "$S"/hw-run.sh --dry-run >"$LOGS/hw-keep.log" 2>&1 &&
 	   env RUN_NAME=hw-bench-keep "$S"/hw-bench.sh --dry-run >>"$LOGS/hw-keep.log" 2>&1 &&
-	   [ -f "$RESULTS_DIR/hw-keep/summary.json" ] && [ -f "$RESULTS_DIR/hw-bench-keep.json" ]; then
-		result harness/hw-dry-run-keeps-results pass "hw-run and hw-bench dry runs"
+	   "$S"/hw-pv-ab.sh --dry-run >>"$LOGS/hw-keep.log" 2>&1 &&
+	   [ -f "$RESULTS_DIR/hw-keep/summary.json" ] && [ -f "$RESULTS_DIR/hw-bench-keep.json" ] &&
+	   [ -f "$pvab/ab.json" ]; then
+		result harness/hw-dry-run-keeps-results pass "hw-run, hw-bench and hw-pv-ab dry runs"
 	else
 		result harness/hw-dry-run-keeps-results fail "a dry run removed a real run's results (log: $LOGS/hw-keep.log)"
 	fi
-	rm -rf "$RESULTS_DIR/hw-keep" "$RESULTS_DIR/hw-bench-keep.json"
+	rm -rf "$RESULTS_DIR/hw-keep" "$RESULTS_DIR/hw-bench-keep.json" "$pvab"
 	if "$S"/hw-run.sh --dry-run >"$LOGS/hw-dry-run.log" 2>&1 &&
 	   grep -q 'run_kselftest.sh -t kvm:.*arch_timer -o' "$LOGS/hw-dry-run.log"; then
 		result harness/hw-run-dry-run pass "$(grep -c 'run_kselftest.sh' "$LOGS/hw-dry-run.log") commands printed"
