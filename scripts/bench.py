@@ -339,10 +339,21 @@ KIND_NOTE = {"count": "count (TCG does not distort)", "rate": "rate (TCG: indica
              "latency": "latency (TCG: indicative)"}
 
 
+def kind_note(kind, platform):
+    """The kind column: TCG's caveat only where TCG ran the numbers."""
+    if platform == "hardware":
+        return {"count": "count", "rate": "rate", "tally": "tally (depends on speed)",
+                "latency": "latency"}.get(kind, kind)
+    return KIND_NOTE[kind]
+
+
 def write_markdown(path, doc):
     m = doc["metadata"]
     out = ["# Benchmarks: base vs patched", "",
-           f"- command: `{m.get('reproduce', '')}`",
+           f"- command: `{m.get('reproduce', '')}`"]
+    if m.get("runs"):
+        out += [f"- runs compared: `{r}`" for r in m["runs"] if r]
+    out += [
            f"- base tree: {m.get('base', {}).get('origin', '')} ({m.get('base', {}).get('version', '')})",
            f"- series: {m.get('series', {}).get('patches', '?')} patches, hash {m.get('series', {}).get('hash', '')[:12]}",
            f"- config: {' '.join(m.get('config', {}).get('fragments', []))}; platform {m.get('platform', '')}, "
@@ -356,7 +367,7 @@ def write_markdown(path, doc):
             out += ["", f"## {bench}", "",
                     "| metric | kind | base | patched | ratio |", "| --- | --- | --- | --- | --- |"]
         ratio = "-" if r["ratio"] is None else f"{r['ratio']:.3f}"
-        out.append(f"| {r['metric']} | {KIND_NOTE[r['kind']]} | {fmt(r['base_median'])} "
+        out.append(f"| {r['metric']} | {kind_note(r['kind'], m.get('platform'))} | {fmt(r['base_median'])} "
                    f"[{fmt(r['base_min'])} - {fmt(r['base_max'])}] | {fmt(r['patched_median'])} "
                    f"[{fmt(r['patched_min'])} - {fmt(r['patched_max'])}] | {ratio} |")
     if doc.get("errors"):
@@ -500,9 +511,16 @@ def cmd_compare(a):
                     if b2 == bench and m2.startswith("lock_stat ") and d2[label]]
             if runs:
                 d[label] = [0] * max(runs)
-    doc = {"schema": 1, "metadata": {"platform": "hardware",
-                                     "reproduce": f"scripts/bench.py compare {a.before} {a.after}",
-                                     "base": {"origin": f"kernel {before.get('kernel')}"}},
+    # The report names the runs' inputs (make hw-bench records them) and
+    # the command that made it; --platform overrides what they say.
+    md = dict(after.get("metadata") or {})
+    md.update({"reproduce": f"scripts/bench.py compare {a.before} {a.after}"
+                            + (f" --platform '{a.platform}'" if a.platform else ""),
+               "runs": [(before.get("metadata") or {}).get("reproduce"), md.get("reproduce")],
+               "platform": a.platform or md.get("platform", "hardware")})
+    md.setdefault("base", {"origin": f"kernel {before.get('kernel')}"})
+    reps = {len(x["values"]) for d in (before, after) for x in d["results"] if x.get("values")}
+    doc = {"schema": 1, "metadata": md, "repetitions": max(reps) if reps else None,
            "before_kernel": before.get("kernel"), "after_kernel": after.get("kernel"),
            "order": [], "errors": before.get("errors", []) + after.get("errors", []),
            "results": results_of(keys)}
@@ -740,6 +758,8 @@ def main():
     k.add_argument("before")
     k.add_argument("after")
     k.add_argument("--out", required=True)
+    k.add_argument("--platform", default="",
+                   help="what ran the numbers, when the files do not know (make hw-emulated: QEMU TCG)")
     k.set_defaults(func=cmd_compare)
     b = sub.add_parser("bases")
     b.add_argument("files", nargs="+", help="bench.json of each base")

@@ -45,11 +45,18 @@ fi
 prepare_native_selftests
 BUILD_DIR=$build BENCH_BIN=$build/bench-bin "$S"/build-bench.sh
 
+# The run's inputs (base, series, the running kernel, the CPU count) go
+# into the result file, so that the compare report can name them.
+repro="make hw-bench${BASE:+ BASE=$BASE} RUN_NAME=$RUN_NAME REPS=$REPS"
+[ "$BENCHLIST" != "$HARNESS_ROOT/selftests/benchlist-hw.txt" ] && repro="$repro BENCHLIST=$BENCHLIST"
+[ -n "${ONLY:-}" ] && repro="$repro ONLY='$ONLY'"
+PLATFORM=hardware BUILD_DIR=$build RUNLIST=$BENCHLIST SMP=$(nproc) "$S"/metadata.sh "$dir/metadata.json" "$RUN_NAME" "$repro"
 phase_start hw-bench
 raws=()
 for rep in $(seq 1 "$REPS"); do
 	rd=$dir/raw/run-$rep
 	mkdir -p "$rd"
+	cp "$dir/metadata.json" "$rd/metadata.json"
 	info "repetition $rep/$REPS on $kernel"
 	"$S"/guest/run-bench.sh "$dir/benchlist.tsv" "$build/kselftest_install" "$build/bench-bin" >"$rd/tap.txt"
 	echo "# harness: done" >>"$rd/tap.txt"

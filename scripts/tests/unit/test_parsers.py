@@ -131,6 +131,18 @@ class BenchCollectorTest(unittest.TestCase):
         site = r[("exit-loop-gic", "lock_stat irq_desc_lock_class contentions at __irq_get_desc_lock")]
         self.assertEqual((site["base"], site["patched"]), ([40, 40], [0, 0]))
         self.assertEqual((d["before_kernel"], d["after_kernel"]), ("6.12.117", "6.12.117+series"))
+        # The report says what ran the numbers: hardware rates carry no
+        # TCG caveat; --platform (make hw-emulated) puts it back.
+        self.assertEqual((d["metadata"]["platform"], d["repetitions"]), ("hardware", 2))
+        md = open(os.path.join(self.tmp, "cmp", "bench.md")).read()
+        self.assertIn("| exits/s per vCPU, 2 vCPUs | rate |", md)
+        self.assertIn("- repetitions: 2", md)
+        p = bench_py("compare", before, after, "--platform", "qemu-tcg (make hw-emulated)",
+                     "--out", os.path.join(self.tmp, "cmp2"))
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        md = open(os.path.join(self.tmp, "cmp2", "bench.md")).read()
+        self.assertIn("| exits/s per vCPU, 2 vCPUs | rate (TCG: indicative) |", md)
+        self.assertIn("platform qemu-tcg (make hw-emulated)", md)
 
     def test_bases_side_by_side(self):
         # Two bases' make bench results: one table, ratios per base; a metric
