@@ -356,8 +356,8 @@ def write_markdown(path, doc):
     out += [
            f"- base tree: {m.get('base', {}).get('origin', '')} ({m.get('base', {}).get('version', '')})",
            f"- series: {m.get('series', {}).get('patches', '?')} patches, hash {m.get('series', {}).get('hash', '')[:12]}",
-           f"- config: {' '.join(m.get('config', {}).get('fragments', []))}; platform {m.get('platform', '')}, "
-           f"{m.get('host_mode', '')} host, {m.get('smp', '')} CPUs",
+           f"- config: {' '.join(m.get('config', {}).get('fragments', [])) or '-'}; platform {m.get('platform', '')}, "
+           + (f"{m['host_mode']} host, " if m.get('host_mode') else "") + f"{m.get('smp') or '?'} CPUs",
            f"- repetitions: {doc.get('repetitions')}, order: {', '.join(doc.get('order', []))}",
            "", "Medians with [min - max] over the repetitions; ratio = patched median / base median.", ""]
     bench = None
