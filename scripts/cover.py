@@ -58,6 +58,20 @@ def results_text(groups, wanted=None):
     return "\n".join(lines)
 
 
+def grouped(results, shown, title):
+    """(lines, result) per result: a blank line and the benchmark's title
+    before its first metric, nothing before the others; each result is
+    marked in shown as (benchmark, metric)."""
+    bench = None
+    for r in results:
+        shown.add((r["benchmark"], r["metric"]))
+        head = []
+        if r["benchmark"] != bench:
+            bench = r["benchmark"]
+            head = ["", title(r)]
+        yield head, r
+
+
 def run_lines(md, base):
     """Command, date, base and machine of a results document."""
     return [f"Command: {md.get('reproduce', '?')}",
@@ -90,12 +104,8 @@ def doc_text(doc, wanted, earlier, shown, previous):
     lines.append("Medians of the repetitions with [min-max]; ratio = patched / base.")
     lines.append("Counts come from /proc/lock_stat and do not depend on emulation speed;")
     lines.append("rates and latencies measured under TCG are indicative only.")
-    bench = None
-    for r in results:
-        shown.add((r["benchmark"], r["metric"]))
-        if r["benchmark"] != bench:
-            bench = r["benchmark"]
-            lines += ["", f"{bench}:"]
+    for head, r in grouped(results, shown, lambda r: f"{r['benchmark']}:"):
+        lines += head
         unit = r.get("unit") or ""
         kind = r.get("kind", "")
         lines.append(f"  {r['metric']} ({unit}{', ' if unit and kind else ''}{kind})")
@@ -116,12 +126,8 @@ def ab_text(doc, md, base, results, shown):
              "ratios on/off with its 95% t-interval [low, high]; counts per operation",
              "do not depend on emulation speed, rates and latencies under TCG are",
              "indicative only."]
-    bench = None
-    for r in results:
-        shown.add((r["benchmark"], r["metric"]))
-        if r["benchmark"] != bench:
-            bench = r["benchmark"]
-            lines += ["", f"{bench} ({r['pairs']} pairs):"]
+    for head, r in grouped(results, shown, lambda r: f"{r['benchmark']} ({r['pairs']} pairs):"):
+        lines += head
         unit = r.get("unit") or ""
         if r.get("ratio_mean") is not None:
             lo, hi = r["ratio_ci"]
