@@ -161,7 +161,7 @@ gdeb=/root/debs/$(basename "$deb")
 for v in $HW_STEPS; do
 	{
 		echo "# make hw-emulated, the $v kernel: the README's hardware commands"
-		echo "make hw-run BASE=$BASE RUN_NAME=hw-$v BASE_DEB=$gdeb SKIPLISTS='$HW_SKIPLISTS'${HW_RUN_ONLY:+ ONLY='$HW_RUN_ONLY'}"
+		echo "make hw-run BASE=$BASE RUN_NAME=hw-$v BASE_DEB=$gdeb EXTRA_SKIPLISTS='$HW_SKIPLISTS'${HW_RUN_ONLY:+ ONLY='$HW_RUN_ONLY'}"
 		echo "make hw-bench BASE=$BASE RUN_NAME=hw-bench-$v REPS=$HW_REPS BASE_DEB=$gdeb${HW_BENCH_ONLY:+ ONLY='$HW_BENCH_ONLY'}"
 	} >"$stage/root/hw-emulated/commands-$v"
 done

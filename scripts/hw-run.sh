@@ -9,7 +9,7 @@
 #
 #   hw-run.sh [--dry-run]   --dry-run: resolve the run list and print the
 #                           runner commands, run nothing (works on any host)
-# Variables: RUNLIST (default selftests/runlist-hw.txt), SKIPLISTS, ONLY,
+# Variables: RUNLIST (default selftests/runlist-hw.txt), SKIPLISTS, EXTRA_SKIPLISTS, ONLY,
 # RUN_NAME (default hw-<uname -r>), KERNEL_SRC, PATCHES.
 . "$(dirname "$0")/lib.sh"
 set -e
@@ -38,6 +38,14 @@ if [ -n "$dry" ]; then RUN_DIR=$STATE/hw-run-dry-run
 else rm -f "$OUT/results/summary.json"; fi
 rm -rf "$RUN_DIR"
 [ -z "${SKIPLISTS+set}" ] && SKIPLISTS=$(default_skiplists hw)
+# EXTRA_SKIPLISTS: more skip lists on top of those (SKIPLISTS replaces
+# them, the base's own included): e.g. selftests/skip-hw-tcg.txt on a host
+# emulated by TCG.
+for s in ${EXTRA_SKIPLISTS:-}; do
+	case "$s" in /*) ;; *) s=$HARNESS_ROOT/$s ;; esac
+	[ -f "$s" ] || die "EXTRA_SKIPLISTS: $s not found" "name skip lists relative to the repository (selftests/...)"
+	SKIPLISTS="$SKIPLISTS $s"
+done
 skipargs=()
 for s in $SKIPLISTS; do skipargs+=(--skip "$s"); done
 mkdir -p "$RUN_DIR"

@@ -407,6 +407,14 @@ input_cases() {
 	else
 		result harness/deps-kit-packages fail "kit: $kp; KIT=1 --print: $(KIT=1 "$S"/deps.sh --print)"
 	fi
+	# EXTRA_SKIPLISTS adds to the base's own skip lists (6.12: set_id_regs),
+	# SKIPLISTS would replace them (make hw-emulated on 6.12 lost it so).
+	if env -u SKIPLISTS BASE=6.12 EXTRA_SKIPLISTS=selftests/skip-hw-tcg.txt "$S"/hw-run.sh --dry-run \
+		>"$LOGS/hw-extra-skip.log" 2>&1 && grep -q '3 skipped' "$LOGS/hw-extra-skip.log"; then
+		result harness/hw-run-extra-skiplists pass "$(grep -m1 'dry run:' "$LOGS/hw-extra-skip.log" | cut -c1-90)"
+	else
+		result harness/hw-run-extra-skiplists fail "expected arch_timer, arch_timer_edge_cases and set_id_regs skipped (log: $LOGS/hw-extra-skip.log)"
+	fi
 	# A dry run of the kit leaves the results of a real run alone.
 	pvab=$RESULTS_DIR/hw-pv-ab-$(uname -r)
 	mkdir -p "$RESULTS_DIR/hw-keep" "$pvab" && echo keep >"$RESULTS_DIR/hw-keep/summary.json" &&
