@@ -105,7 +105,6 @@ for v in $HW_STEPS; do
 	build_kernel_variant "$v" "$p"
 	image[$v]=$(VARIANT=$v build_dir)/arch/arm64/boot/Image
 done
-. "$STATE/base.env"
 
 # 2. The arm64 root file system, cached by its inputs.
 phase_start rootfs
