@@ -20,7 +20,7 @@ help:
 	@echo "make hw-pv-ab the PV vcpu_is_preempted A/B table on an arm64 KVM host (guests under its QEMU)"
 	@echo "make hw-emulated  hw-run and hw-bench for real inside an emulated arm64 Debian host, patched and base kernel"
 	@echo "make deps     install missing Debian packages (as root)"
-	@echo "make clean    remove work trees and results (keeps the base cache and ccache)"
+	@echo "make clean    remove everything under OUT but the base cache (never outside OUT; not while a command uses it)"
 	@echo "make distclean  remove everything under out/, base downloads included (ccache lives outside it: ~/.cache/kvm-irq-scaling)"
 	@echo "Variables: BASE (mainline = 7.3.4, the default; 6.12) KERNEL_SRC PATCHES FRAGMENTS LLVM"
 	@echo "           HOST_MODE GIC SMP MEM APPEND"
@@ -70,7 +70,7 @@ hw-emulated:
 	@scripts/hw-emulated.sh
 
 clean:
-	rm -rf $(or $(OUT),out)/work $(or $(OUT),out)/results $(or $(OUT),out)/state $(or $(OUT),out)/tests
+	@scripts/clean.sh
 
 distclean:
-	rm -rf $(or $(OUT),out)
+	@scripts/clean.sh --all

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# make clean / make distclean: remove what the harness made under OUT, and
+# nothing outside it.
+#
+#   clean.sh          everything under OUT but the base cache (cache/: the
+#                     downloaded packages, the unpacked bases, the L2 VMM)
+#   clean.sh --all    OUT itself (make distclean); ccache lives outside OUT
+#                     (~/.cache/kvm-irq-scaling) and is kept
+#
+# Refused (exit 2, nothing removed): an OUT that is /, $HOME, the project
+# or a directory above them, an existing OUT that the harness did not make
+# (no .harness-owned in it, and entries the harness does not make), and an OUT another harness command is
+# using (the OUT lock, as for every other target).
+. "$(dirname "$0")/lib.sh"
+phase_start clean
+all=""
+case "${1:-}" in
+	"") ;;
+	--all) all=1 ;;
+	*) die "unknown argument '$1'" "use: clean.sh [--all]" ;;
+esac
+
+r=$(realpath -m "$OUT")
+if [ ! -e "$r" ]; then
+	status "OUT=$OUT does not exist: nothing to remove"
+	exit 0
+fi
+[ -d "$r" ] || die "OUT=$OUT ($r) is not a directory: refusing to remove anything" "set OUT to the harness's output directory"
+for top in / "${HOME:-/}" "$HARNESS_ROOT"; do
+	top=$(realpath -m "$top")
+	case "$top/" in "$r"/*) die "OUT=$OUT is $r, which holds $top: refusing to remove it" \
+		"set OUT to the harness's own output directory (default: out/ in the project)" ;; esac
+done
+# The harness's own: marked .harness-owned when the harness made it (lock_out),
+# or (an OUT of an older harness) holding nothing but what the harness makes.
+if [ ! -e "$r/.harness-owned" ]; then
+	foreign=$(ls -A "$r" | grep -vxE 'cache|check|export|logs|results|state|tests|work|\.lock|\.lock\.owner' | head -n 3 | tr '\n' ' ')
+	[ -z "$foreign" ] || die "OUT=$OUT ($r) holds what the harness did not make (${foreign% }) and no .harness-owned: refusing to remove anything" \
+		"remove it yourself, or point OUT at the harness's output directory"
+fi
+# Not while another command uses it (its results would go from under it).
+lock_out
+
+if [ -n "$all" ]; then
+	# The lock file goes with the directory: holding the descriptor keeps
+	# the lock until this script ends.
+	rm -rf -- "$r"
+	status "removed OUT=$r (ccache kept: $CCACHE_DIR)"
+else
+	n=0
+	for e in "$r"/* "$r"/.[!.]*; do
+		[ -e "$e" ] || [ -L "$e" ] || continue
+		case "${e##*/}" in cache|.lock|.lock.owner|.harness-owned) continue ;; esac
+		rm -rf -- "$e"
+		n=$((n + 1))
+	done
+	status "removed $n entr$( [ $n = 1 ] && echo y || echo ies) of OUT=$r; kept cache/ (base packages and trees)"
+fi
