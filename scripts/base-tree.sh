@@ -16,25 +16,41 @@
 # time: scripts/base-verify.sh compares the cache against it.
 #
 # Writes $STATE/base.env (sourced by later phases) with BASE_DIR, BASE_ID,
-# BASE_KIND, BASE_VERSION, BASE_ORIGIN, BASE_SHA256, BASE_PKG_VERSION.
+# BASE_KIND, BASE_VERSION, BASE_ORIGIN, BASE_SHA256, BASE_PKG_VERSION (the
+# package version used), BASE_PKG_PINNED, BASE_PIN_NOTE (empty unless the
+# pin was replaced: see fetch_deb) and BASE_DEB_FILE.
 . "$(dirname "$0")/lib.sh"
 phase_start base
 
 mkdir -p "$OUT/cache/base" "$STATE"
 
-# fetch_deb: the pinned package of BASE into $OUT/cache/apt/debs; prints
-# its path. apt verifies the download against the signed index; the pin
-# verifies that the index still serves the same file.
+# fetch_deb: the package of BASE into $OUT/cache/apt/debs; prints its path.
+# The pinned version when the suite has it: apt verifies the download
+# against the signed index, the pin verifies that the index still serves the
+# same file. When the suite has dropped it: the newest version of the same
+# upstream series (BASE_SERIES) there, verified by apt's signed index alone,
+# with one warning line; the choice is kept in debs/fallback-$BASE.env (so
+# that later runs use the same file, offline too) and reported by
+# base_pin_note. Another series is refused.
 fetch_deb() {
-	local apt=$OUT/cache/apt deb
+	local apt=$OUT/cache/apt deb fb ver versions
 	# BASE_DEB=file: a host without network (a lab server, make
 	# hw-emulated's guest) is given the package file; the pin still holds.
+	# A newer package of the same series is taken when its sha256 is given
+	# too (BASE_DEB_SHA256=, as the machine that fetched it recorded it:
+	# base.pin_fallback in its metadata.json, debs/fallback-<base>.env).
 	if [ -n "${BASE_DEB:-}" ]; then
 		[ -f "$BASE_DEB" ] || die "BASE_DEB=$BASE_DEB is not a file" \
 			"copy ${BASE_PACKAGE}_${BASE_PACKAGE_VERSION}_all.deb from a machine with network (out/cache/apt/debs/ after make run) and name it"
-		[ "$(sha256_file "$BASE_DEB")" = "$BASE_DEB_SHA256" ] ||
-			die "BASE_DEB=$BASE_DEB has sha256 $(sha256_file "$BASE_DEB"), the base table pins $BASE_DEB_SHA256" \
-				"give ${BASE_PACKAGE}_${BASE_PACKAGE_VERSION}_all.deb (BASE=$BASE), not another package or version"
+		local have
+		have=$(sha256_file "$BASE_DEB")
+		if [ "$have" != "$BASE_DEB_SHA256" ]; then
+			[ -n "$BASE_DEB_SHA256_GIVEN" ] && [ "$have" = "$BASE_DEB_SHA256_GIVEN" ] &&
+				[ "$(dpkg-deb -f "$BASE_DEB" Package 2>/dev/null)" = "$BASE_PACKAGE" ] &&
+				[ "$(upstream_series "$(dpkg-deb -f "$BASE_DEB" Version)")" = "$BASE_SERIES" ] ||
+				die "BASE_DEB=$BASE_DEB has sha256 $have, the base table pins $BASE_DEB_SHA256" \
+					"give ${BASE_PACKAGE}_${BASE_PACKAGE_VERSION}_all.deb (BASE=$BASE), or a newer $BASE_PACKAGE $BASE_SERIES.y with BASE_DEB_SHA256=<its sha256>"
+		fi
 		echo "$BASE_DEB"
 		return
 	fi
@@ -43,24 +59,61 @@ fetch_deb() {
 		echo "$deb"
 		return
 	fi
-	need_tools apt-get
+	fb=$apt/debs/fallback-$BASE.env
+	if [ -f "$fb" ]; then
+		local FB_VERSION="" FB_SHA256="" FB_SUITE=""
+		# shellcheck disable=SC1090
+		. "$fb"
+		if [ "$FB_SUITE" = "$BASE_SUITE" ] && [ -f "$apt/debs/${BASE_PACKAGE}_${FB_VERSION}_all.deb" ] &&
+		   [ "$(sha256_file "$apt/debs/${BASE_PACKAGE}_${FB_VERSION}_all.deb")" = "$FB_SHA256" ]; then
+			echo "$apt/debs/${BASE_PACKAGE}_${FB_VERSION}_all.deb"
+			return
+		fi
+		rm -f "$fb"
+	fi
+	need_tools apt-get apt-cache dpkg
+	[ -f "$BASE_KEYRING" ] || die "no keyring $BASE_KEYRING to verify ${BASE_SUITE#* }'s index" \
+		"install debian-archive-keyring (make deps), or name the suite's keyring in BASE_APT_KEYRING"
 	mkdir -p "$apt/lists-$BASE/partial" "$apt/archives/partial" "$apt/debs"
-	echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $BASE_SUITE main" >"$apt/sources-$BASE.list"
+	echo "deb [signed-by=$BASE_KEYRING] $BASE_SUITE main" >"$apt/sources-$BASE.list"
 	local o=(-o "Dir::Etc::SourceList=$apt/sources-$BASE.list" -o Dir::Etc::SourceParts=/dev/null
 		-o "Dir::State::Lists=$apt/lists-$BASE" -o "Dir::Cache=$apt" -o APT::Sandbox::User=root -q)
 	info "fetching $BASE_PACKAGE=$BASE_PACKAGE_VERSION from ${BASE_SUITE#* } (private apt lists in $apt)" >&2
+	# apt-get update fails on an index whose signature does not verify.
 	run_logged "$apt/update.log" apt-get "${o[@]}" update >&2 ||
-		die "apt-get update of ${BASE_SUITE#* } failed (log: $apt/update.log)" "check the network and deb.debian.org"
-	(cd "$apt/debs" && run_logged "$apt/download.log" apt-get "${o[@]}" download "$BASE_PACKAGE=$BASE_PACKAGE_VERSION") >&2 ||
-		die "cannot download $BASE_PACKAGE=$BASE_PACKAGE_VERSION (log: $apt/download.log)" \
-			"the archive may have dropped this version: pick the current one in scripts/lib.sh's base table"
-	[ -f "$deb" ] || deb=$(ls "$apt/debs/${BASE_PACKAGE}_"*_all.deb 2>/dev/null | head -n 1)
-	[ "$(sha256_file "$deb")" = "$BASE_DEB_SHA256" ] ||
-		die "$deb has sha256 $(sha256_file "$deb"), the base table pins $BASE_DEB_SHA256" \
-			"the archive serves another file under this version: check it, then update the pin in scripts/lib.sh"
+		die "apt-get update of ${BASE_SUITE#* } failed (log: $apt/update.log)" "check the network and ${BASE_SUITE%% *}"
+	mapfile -t versions < <(apt-cache "${o[@]}" madison "$BASE_PACKAGE" 2>/dev/null |
+		awk -F'|' '{ gsub(/ /, "", $2); if ($2 != "") print $2 }' | sort -u)
+	ver=$BASE_PACKAGE_VERSION
+	if ! printf '%s\n' "${versions[@]}" | grep -qxF -- "$BASE_PACKAGE_VERSION"; then
+		ver=$(newest_in_series "$BASE_SERIES" "${versions[@]}")
+		[ -n "$ver" ] || die "${BASE_SUITE#* } has no $BASE_PACKAGE $BASE_PACKAGE_VERSION any more, and no other $BASE_SERIES.y (it has: ${versions[*]:-nothing})" \
+			"a different upstream series is a different base: port the series and update scripts/lib.sh's base table"
+	fi
+	(cd "$apt/debs" && run_logged "$apt/download.log" apt-get "${o[@]}" download "$BASE_PACKAGE=$ver") >&2 ||
+		die "cannot download $BASE_PACKAGE=$ver (log: $apt/download.log)" \
+			"see the log's last lines: a full disk, the network, or the archive changed between update and download"
+	deb=$apt/debs/${BASE_PACKAGE}_${ver}_all.deb
+	[ -f "$deb" ] || die "apt-get download wrote no $deb" "see $apt/download.log"
+	if [ "$ver" = "$BASE_PACKAGE_VERSION" ]; then
+		[ "$(sha256_file "$deb")" = "$BASE_DEB_SHA256" ] ||
+			die "$deb has sha256 $(sha256_file "$deb"), the base table pins $BASE_DEB_SHA256" \
+				"the archive serves another file under this version: check it, then update the pin in scripts/lib.sh"
+	else
+		FB_VERSION=$ver FB_SHA256=$(sha256_file "$deb") FB_SUITE=$BASE_SUITE
+		write_env "$fb" FB_VERSION FB_SHA256 FB_SUITE
+	fi
 	echo "$deb"
 }
 
+# base_pin_note <deb>: empty for the pinned package; else the one line that
+# says which version replaced the pin and how it was verified.
+base_pin_note() {
+	local v
+	v=$(dpkg-deb -f "$1" Version)
+	[ "$v" = "$BASE_PACKAGE_VERSION" ] && return 0
+	echo "the pinned $BASE_PACKAGE $BASE_PACKAGE_VERSION is gone from ${BASE_SUITE#* }: using $v, the newest $BASE_SERIES.y there, verified by apt against the suite's signed index (not the pinned sha256)"
+}
 
 kernel_version() {
 	awk -F' *= *' '
@@ -105,13 +158,18 @@ if [ -n "${KERNEL_SRC:-}" ]; then
 	fi
 	sha=""
 	pkgver=""
+	pin_note=""
 else
 	deb=$(fetch_deb) || exit 2
 	kind=debian
-	pkgver=$BASE_PACKAGE_VERSION
+	pkgver=$(dpkg-deb -f "$deb" Version) || die "$deb is not a Debian package" "remove it and rerun (it is fetched again)"
+	pin_note=$(base_pin_note "$deb")
+	[ -n "$pin_note" ] && warn "$pin_note"
 	origin="$BASE_PACKAGE $pkgver"
 	tarball=$OUT/cache/apt/$(basename "$BASE_DEB_TARBALL")
-	tarball_stamp=$tarball.from-$BASE_DEB_SHA256
+	debsha=$BASE_DEB_SHA256
+	[ -n "$pin_note" ] && debsha=$(sha256_file "$deb")
+	tarball_stamp=$tarball.from-$debsha
 	if [ ! -f "$tarball_stamp" ]; then
 		rm -f "$tarball" "$OUT/cache/apt/$(basename "$BASE_DEB_TARBALL").from-"*
 		need_tools dpkg-deb
@@ -162,8 +220,11 @@ fi
 
 version=$(kernel_version "$dir/linux")
 BASE_DIR=$dir/linux BASE_ID=$id BASE_KIND=$kind BASE_VERSION=$version BASE_ORIGIN=$origin \
-	BASE_SHA256=$sha BASE_PKG_VERSION=$pkgver
-write_env "$STATE/base.env" BASE_DIR BASE_ID BASE_KIND BASE_VERSION BASE_ORIGIN BASE_SHA256 BASE_PKG_VERSION
+	BASE_SHA256=$sha BASE_PKG_VERSION=$pkgver BASE_PIN_NOTE=$pin_note BASE_DEB_FILE=${deb:-}
+BASE_PKG_PINNED=""
+[ "$kind" = debian ] && BASE_PKG_PINNED=$BASE_PACKAGE_VERSION
+write_env "$STATE/base.env" BASE_DIR BASE_ID BASE_KIND BASE_VERSION BASE_ORIGIN BASE_SHA256 BASE_PKG_VERSION \
+	BASE_PKG_PINNED BASE_PIN_NOTE BASE_DEB_FILE
 
 # The series records the base it was last checked against; another stable
 # release of it is worth a warning, not a failure.

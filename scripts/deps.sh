@@ -22,6 +22,7 @@ PACKAGES=(
 	make gcc libc6-dev bc bison flex libssl-dev libelf-dev cpio rsync xz-utils
 	perl python3 quilt ccache kmod binutils debian-archive-keyring
 	gcc-aarch64-linux-gnu busybox-static:arm64
+	dpkg-dev gpg
 )
 KIT_PACKAGES=(
 	make gcc libc6-dev ccache rsync xz-utils perl python3 quilt patch git kmod procps
@@ -57,24 +58,48 @@ fi
 
 # The TCG machine's QEMU, pinned: from Debian 12's backports suite through a
 # private sources list and lists directory (the system's apt configuration
-# is not changed; dpkg installs it like any package).
+# is not changed; dpkg installs it like any package). Backports replace a
+# build when the next one comes: an installed build of the pin's upstream
+# series (10.0.y) at or above the pin is kept, and when the suite no longer
+# has the pin, the newest build of that series there is installed (apt
+# verifies it against the suite's signed index), with one line saying so;
+# another series is refused. metadata.json records the QEMU a run used.
+qemu_series=$(upstream_series "$HOST_QEMU_VERSION")
 qemu_have=$(dpkg-query -W -f='${Version}' "$HOST_QEMU_PACKAGE" 2>/dev/null || true)
+qemu_ok=""
+if [ -n "$qemu_have" ] && [ "$(upstream_series "$qemu_have")" = "$qemu_series" ] &&
+   dpkg --compare-versions "$qemu_have" ge "$HOST_QEMU_VERSION"; then
+	qemu_ok=1
+	[ "$qemu_have" = "$HOST_QEMU_VERSION" ] || [ -n "$kit" ] ||
+		info "$HOST_QEMU_PACKAGE $qemu_have installed: newer than the pin $HOST_QEMU_VERSION, same $qemu_series series: kept"
+fi
+apt_dir=$OUT/cache/apt
+qo=(-o "Dir::Etc::SourceList=$apt_dir/sources-host.list" -o Dir::Etc::SourceParts=/dev/null -o "Dir::State::Lists=$apt_dir/lists-host")
+qemu_sources() {
+	mkdir -p "$apt_dir/lists-host/partial"
+	printf '%s\n' \
+		'deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian bookworm main' \
+		'deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian bookworm-updates main' \
+		'deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian-security bookworm-security main' \
+		"deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian $HOST_QEMU_SUITE main" \
+		>"$apt_dir/sources-host.list"
+}
 qemu_line=""
-if [ -z "$kit" ] && [ "$qemu_have" != "$HOST_QEMU_VERSION" ]; then
-	apt_dir=$OUT/cache/apt
-	qo="-o Dir::Etc::SourceList=$apt_dir/sources-host.list -o Dir::Etc::SourceParts=/dev/null -o Dir::State::Lists=$apt_dir/lists-host"
+if [ -z "$kit" ] && [ -z "$qemu_ok" ]; then
+	# (printed for a user who is not root: the suite's build of the package)
 	qemu_line="mkdir -p $apt_dir/lists-host/partial && printf '%s\n' \
 'deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian bookworm main' \
 'deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian bookworm-updates main' \
 'deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian-security bookworm-security main' \
 'deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian $HOST_QEMU_SUITE main' \
->$apt_dir/sources-host.list && apt-get $qo update && apt-get $qo -t $HOST_QEMU_SUITE install -y --no-install-recommends $HOST_QEMU_PACKAGE=$HOST_QEMU_VERSION"
+>$apt_dir/sources-host.list && apt-get ${qo[*]} update && apt-get ${qo[*]} -t $HOST_QEMU_SUITE install -y --no-install-recommends $HOST_QEMU_PACKAGE/$HOST_QEMU_SUITE"
 	missing+=("$HOST_QEMU_PACKAGE=$HOST_QEMU_VERSION${qemu_have:+ (have $qemu_have)}")
-	line="${line:+$line && }$qemu_line"
 fi
 
+print_line=$line
+[ -n "$qemu_line" ] && print_line="${line:+$line && }$qemu_line"
 if [ "${1:-}" = --print ]; then
-	echo "$line"
+	echo "$print_line"
 	exit 0
 fi
 
@@ -84,7 +109,7 @@ if [ ${#missing[@]} -eq 0 ]; then
 fi
 
 if [ "$(id -u)" -ne 0 ]; then
-	die "missing Debian packages: ${missing[*]}" "as root run: $line"
+	die "missing Debian packages: ${missing[*]}" "as root run: $print_line"
 fi
 
 info "installing: ${missing[*]}"
@@ -92,8 +117,29 @@ export DEBIAN_FRONTEND=noninteractive
 log=$OUT/logs/deps.log
 mkdir -p "$(dirname "$log")"
 mkdir -p "$OUT/cache/apt"
-run_logged "$log" sh -c "$line" ||
-	die "apt-get failed (log: $log)" "check the network/apt sources, then rerun"
+if [ -n "$line" ]; then
+	run_logged "$log" sh -c "$line" ||
+		die "apt-get failed (log: $log)" "check the network/apt sources, then rerun"
+fi
+if [ -n "$qemu_line" ]; then
+	qemu_sources
+	run_logged "$OUT/logs/deps-qemu-update.log" apt-get "${qo[@]}" update ||
+		die "apt-get update of the QEMU suites failed (log: $OUT/logs/deps-qemu-update.log)" "check the network and deb.debian.org"
+	mapfile -t qv < <(apt-cache "${qo[@]}" madison "$HOST_QEMU_PACKAGE" 2>/dev/null |
+		awk -F'|' -v s="$HOST_QEMU_SUITE" '$3 ~ s"/" { gsub(/ /, "", $2); print $2 }' | sort -u)
+	qemu_ver=$HOST_QEMU_VERSION
+	if ! printf '%s\n' "${qv[@]}" | grep -qxF -- "$HOST_QEMU_VERSION"; then
+		qemu_ver=$(newest_in_series "$qemu_series" "${qv[@]}")
+		[ -n "$qemu_ver" ] || die "$HOST_QEMU_SUITE has no $HOST_QEMU_PACKAGE $HOST_QEMU_VERSION any more, and no other $qemu_series.y (it has: ${qv[*]:-nothing})" \
+			"another QEMU series must be measured first (README, QEMU): update HOST_QEMU_VERSION in scripts/lib.sh"
+		warn "the pinned $HOST_QEMU_PACKAGE $HOST_QEMU_VERSION is gone from $HOST_QEMU_SUITE: installing $qemu_ver, the newest $qemu_series.y there, verified by apt against the suite's signed index"
+	fi
+	run_logged "$log" apt-get "${qo[@]}" -t "$HOST_QEMU_SUITE" install -y --no-install-recommends "$HOST_QEMU_PACKAGE=$qemu_ver" ||
+		die "apt-get install $HOST_QEMU_PACKAGE=$qemu_ver failed (log: $log)" "check the network/apt sources, then rerun"
+fi
 status "installed ${missing[*]}"
-[ -n "$kit" ] || [ "$(dpkg-query -W -f='${Version}' "$HOST_QEMU_PACKAGE" 2>/dev/null)" = "$HOST_QEMU_VERSION" ] ||
-	die "$HOST_QEMU_PACKAGE is not at $HOST_QEMU_VERSION after the install" "see $log"
+if [ -z "$kit" ]; then
+	qh=$(dpkg-query -W -f='${Version}' "$HOST_QEMU_PACKAGE" 2>/dev/null)
+	[ "$(upstream_series "$qh")" = "$qemu_series" ] && dpkg --compare-versions "$qh" ge "$HOST_QEMU_VERSION" ||
+		die "$HOST_QEMU_PACKAGE is at ${qh:-nothing} after the install, not $qemu_series.y >= $HOST_QEMU_VERSION" "see $log"
+fi

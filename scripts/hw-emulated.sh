@@ -83,7 +83,6 @@ git -C "$HARNESS_ROOT" rev-parse --verify -q HEAD >/dev/null ||
 dirty=$(git -C "$HARNESS_ROOT" status --porcelain -- patches selftests scripts kernel-config Makefile 2>/dev/null)
 [ -z "$dirty" ] || die "uncommitted changes the guest's clone would not have: $(echo "$dirty" | head -n 3 | tr '\n' ' ')" \
 	"commit them (or stash) and rerun"
-deb=${BASE_DEB:-$OUT/cache/apt/debs/${BASE_PACKAGE}_${BASE_PACKAGE_VERSION}_all.deb}
 lock_out
 
 dir=$RESULTS_DIR/hw-emulated
@@ -98,7 +97,13 @@ start_all=$(date +%s)
 EXTRA_PACKAGES="mmdebstrap qemu-user-static binfmt-support arch-test e2fsprogs" "$S"/deps.sh
 export FRAGMENTS="kvm-host disk-root"
 "$S"/base-tree.sh
-[ -f "$deb" ] || die "the base package $deb is not there after the base phase" "see the base phase's lines above"
+# The package the base phase used (the pin, or its fallback: the guest then
+# gets its sha256 with BASE_DEB_SHA256=, as fetched and verified here).
+. "$STATE/base.env"
+deb=$BASE_DEB_FILE
+[ -n "$deb" ] && [ -f "$deb" ] || die "the base package ${deb:-(none)} is not there after the base phase" "see the base phase's lines above"
+gsha=""
+[ -n "$BASE_PIN_NOTE" ] && gsha=" BASE_DEB_SHA256=$(sha256_file "$deb")"
 declare -A image
 for v in $HW_STEPS; do
 	if [ "$v" = base ]; then p=$(empty_series); else p=$PATCHES; fi
@@ -160,8 +165,8 @@ gdeb=/root/debs/$(basename "$deb")
 for v in $HW_STEPS; do
 	{
 		echo "# make hw-emulated, the $v kernel: the README's hardware commands"
-		echo "make hw-run BASE=$BASE RUN_NAME=hw-$v BASE_DEB=$gdeb EXTRA_SKIPLISTS='$HW_SKIPLISTS'${HW_RUN_ONLY:+ ONLY='$HW_RUN_ONLY'}"
-		echo "make hw-bench BASE=$BASE RUN_NAME=hw-bench-$v REPS=$HW_REPS BASE_DEB=$gdeb${HW_BENCH_ONLY:+ ONLY='$HW_BENCH_ONLY'}"
+		echo "make hw-run BASE=$BASE RUN_NAME=hw-$v BASE_DEB=$gdeb$gsha EXTRA_SKIPLISTS='$HW_SKIPLISTS'${HW_RUN_ONLY:+ ONLY='$HW_RUN_ONLY'}"
+		echo "make hw-bench BASE=$BASE RUN_NAME=hw-bench-$v REPS=$HW_REPS BASE_DEB=$gdeb$gsha${HW_BENCH_ONLY:+ ONLY='$HW_BENCH_ONLY'}"
 	} >"$stage/root/hw-emulated/commands-$v"
 done
 run_logged "$dir/mkfs.log" mkfs.ext4 -q -F -L hw-emulated -d "$stage" "$img" "$HW_DISK_SIZE" ||

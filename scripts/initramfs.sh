@@ -103,5 +103,8 @@ fi
 pack_cpio "$stage" "$initrd"
 rm -rf "$stage"
 INITRD=$initrd TESTS_TIMEOUT=$total TESTS_RUN=$nrun TESTS_SKIP=$nskip
-write_env "$RUN_DIR/initramfs.env" INITRD TESTS_TIMEOUT TESTS_RUN TESTS_SKIP
+# The nested guest's VMM version goes into metadata.json (metadata.sh).
+L2_VMM_VERSION=""
+[ "${L2:-0}" = 1 ] && L2_VMM_VERSION="qemu-system-arm:arm64 $(cat "$vmm/.qemu-version")"
+write_env "$RUN_DIR/initramfs.env" INITRD TESTS_TIMEOUT TESTS_RUN TESTS_SKIP L2_VMM_VERSION
 status "$(du -m "$initrd" | cut -f1) MB initramfs, $nrun ${MODE:-tests} to run, $nskip skipped (timeouts sum ${total}s)"

@@ -25,24 +25,37 @@ _input_error=""
 #                  patches/6.12
 # Each base is one pinned Debian package fetched with a private apt sources
 # list under $OUT/cache/apt (the system's apt configuration is not touched)
-# and checked against the sha256 below. KERNEL_SRC=<tree> replaces the package;
-# BASE then only picks the series and the work/results namespace.
+# and checked against the sha256 below. When the suite no longer has the
+# pinned version (Debian drops a stable update when the next one comes),
+# base-tree.sh takes the newest version of the same upstream series
+# (BASE_SERIES: 7.3.y, 6.12.y) in the same suite, verified by apt against the
+# suite's signed index instead of the pin, says so, and records it
+# (metadata.json: base.package_version, base.pin_fallback); another series
+# is refused. BASE_APT_SUITE='<uri> <suite>' and BASE_APT_KEYRING=<file>
+# replace the suite and its signing keyring (a mirror; the harness test's
+# stand-in index). KERNEL_SRC=<tree> replaces the package; BASE then only
+# picks the series and the work/results namespace.
 BASE=${BASE:-mainline}
+# BASE_DEB_SHA256 from the caller: the sha256 of a BASE_DEB file of a newer
+# version of the series than the pin (base-tree.sh, fetch_deb).
+BASE_DEB_SHA256_GIVEN=${BASE_DEB_SHA256:-}
 case "$BASE" in
 	mainline)
-		BASE_PACKAGE=linux-source-7.3 BASE_PACKAGE_VERSION=7.3.4-1~bpo13+1
+		BASE_PACKAGE=linux-source-7.3 BASE_PACKAGE_VERSION=7.3.4-1~bpo13+1 BASE_SERIES=7.3
 		BASE_SUITE="http://deb.debian.org/debian trixie-backports"
 		BASE_DEB_SHA256=703e369ddd4cce971452f5a593ee55df3a5c10c83caf0fa0df039633ed181ee3
 		BASE_DEB_TARBALL=usr/src/linux-source-7.3.tar.xz
 		BASE_CLANG_MIN=17.0.1 ;;  # Documentation/process/changes.rst
 	6.12)
-		BASE_PACKAGE=linux-source-6.12 BASE_PACKAGE_VERSION=6.12.117-1~deb12u1
+		BASE_PACKAGE=linux-source-6.12 BASE_PACKAGE_VERSION=6.12.117-1~deb12u1 BASE_SERIES=6.12
 		BASE_SUITE="http://deb.debian.org/debian-security bookworm-security"
 		BASE_DEB_SHA256=e849faf31ca3555757f3a8877cb01af92122f744f75d1f3102734651c4e14703
 		BASE_DEB_TARBALL=usr/src/linux-source-6.12.tar.xz
 		BASE_CLANG_MIN=13.0.1 ;;
 	*) _input_error="BASE=$BASE: use BASE=mainline (7.3.4, the default) or BASE=6.12" ;;
 esac
+BASE_SUITE=${BASE_APT_SUITE:-${BASE_SUITE:-}}
+BASE_KEYRING=${BASE_APT_KEYRING:-/usr/share/keyrings/debian-archive-keyring.gpg}
 BASES="mainline 6.12"
 # The QEMU of the TCG test machine (host side): Debian 12's backports build,
 # installed by deps.sh through a private apt list (Documentation/harness.rst,
@@ -50,6 +63,25 @@ BASES="mainline 6.12"
 HOST_QEMU_PACKAGE=qemu-system-arm
 HOST_QEMU_VERSION=1:10.0.2+ds-2+deb13u1~bpo12+1
 HOST_QEMU_SUITE=bookworm-backports
+# upstream_series <debian version>: its upstream major.minor ("1:10.0.2+ds-2"
+# -> 10.0, "6.12.117-1~deb12u1" -> 6.12; "7.3~rc7-1" -> 7.3~rc7, no series).
+upstream_series() {
+	local v=${1#*:}
+	v=${v%-*}
+	echo "$v" | sed -E 's/^([0-9]+\.[0-9]+)([.+].*)?$/\1/'
+}
+# newest_in_series <series> <version>...: the newest Debian version of that
+# upstream series (dpkg's ordering); nothing if none.
+newest_in_series() {
+	local want=$1 v best=""
+	shift
+	for v in "$@"; do
+		[ "$(upstream_series "$v")" = "$want" ] || continue
+		if [ -z "$best" ] || dpkg --compare-versions "$v" gt "$best"; then best=$v; fi
+	done
+	[ -n "$best" ] && echo "$best"
+	return 0
+}
 # version_ge <a> <b>: version a >= version b.
 version_ge() { [ "$(printf '%s\n%s\n' "$2" "$1" | sort -V | head -n 1)" = "$2" ]; }
 # Work trees, state and results of different bases (and of a KERNEL_SRC
@@ -529,7 +561,11 @@ check_uint() {
 # taken by the top-level targets; nested scripts inherit it.
 lock_out() {
 	[ -n "${HARNESS_LOCKED:-}" ] && return 0
-	mkdir -p "$OUT"
+	# An OUT the harness makes (or finds empty) is marked as its own: make
+	# clean/distclean remove only such a directory (scripts/clean.sh).
+	if [ ! -d "$OUT" ] || [ -z "$(ls -A "$OUT" 2>/dev/null)" ]; then
+		mkdir -p "$OUT" && touch "$OUT/.harness-owned"
+	fi
 	exec 9>"$OUT/.lock"
 	flock -n 9 || die "another harness command is using OUT=$OUT (lock $OUT/.lock held by: $(cat "$OUT/.lock.owner" 2>/dev/null || echo unknown))" \
 		"wait for it to finish, or use another OUT=<dir>"

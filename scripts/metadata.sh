@@ -9,6 +9,9 @@
 phase_start metadata
 . "$STATE/base.env"
 . "$WORK/${VARIANT:-patched}/applied.env"
+# The run's initramfs (make run, make bench): the nested guest's VMM.
+L2_VMM_VERSION=""
+[ -n "${RUN_DIR:-}" ] && [ -f "$RUN_DIR/initramfs.env" ] && . "$RUN_DIR/initramfs.env"
 BUILD_DIR=$(build_dir)
 RUNLIST=${RUNLIST:-$HARNESS_ROOT/selftests/runlist-qemu.txt}
 project_rev=$(git -C "$HARNESS_ROOT" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
@@ -24,6 +27,7 @@ export M_RUN=$2 M_RUN_ID=${RUN_ID:-} M_L2=${L2:-0} M_L2_IMAGES=${L2_IMAGES:-} M_
 	M_REPRO="$3 (project $project_rev)" M_PROJECT_REV=$project_rev \
 	M_BASE_VERSION=$BASE_VERSION M_BASE_ORIGIN=$BASE_ORIGIN M_BASE_SHA256=$BASE_SHA256 \
 	M_BASE_KIND=$BASE_KIND M_BASE_PKG=$BASE_PKG_VERSION M_SERIES_HASH=$APPLIED_SERIES_HASH \
+	M_BASE_PINNED=${BASE_PKG_PINNED:-} M_BASE_PIN_NOTE=${BASE_PIN_NOTE:-} M_L2_VMM=$L2_VMM_VERSION \
 	M_SERIES_COUNT=$APPLIED_COUNT M_CONFIG_HASH=$(sha_or_empty "$BUILD_DIR/.config") \
 	M_FRAGMENTS=${FRAGMENTS:-} M_CC="$([ -z "$hw" ] && kernel_cc_version)" \
 	M_SELFTEST_CC="$("${USER_CROSS}gcc" --version | head -n 1)" \
@@ -40,7 +44,8 @@ meta = {
     "reproduce": e["M_REPRO"],
     "project_revision": e["M_PROJECT_REV"],
     "base": {"name": e["M_BASE_NAME"], "version": e["M_BASE_VERSION"], "origin": e["M_BASE_ORIGIN"], "kind": e["M_BASE_KIND"],
-             "tarball_sha256": e["M_BASE_SHA256"] or None, "package_version": e["M_BASE_PKG"] or None},
+             "tarball_sha256": e["M_BASE_SHA256"] or None, "package_version": e["M_BASE_PKG"] or None,
+             "package_pinned": e["M_BASE_PINNED"] or None, "pin_fallback": e["M_BASE_PIN_NOTE"] or None},
     "series": {"hash": e["M_SERIES_HASH"], "patches": int(e["M_SERIES_COUNT"])},
     "config": {"fragments": e["M_FRAGMENTS"].split(), "hash": e["M_CONFIG_HASH"] or None},
     "image_sha256": e["M_IMAGE_SHA256"] or None,
@@ -51,7 +56,7 @@ meta = {
     "smp": int(e["M_SMP"]) if e["M_SMP"] else None, "mem": e["M_MEM"] or None,
     "runlist": e["M_RUNLIST"],
     "skiplists": e["M_SKIPLISTS"],
-    "l2": {"enabled": e["M_L2"] == "1", "images": e["M_L2_IMAGES"].split()},
+    "l2": {"enabled": e["M_L2"] == "1", "images": e["M_L2_IMAGES"].split(), "vmm": e["M_L2_VMM"] or None},
     "boot_timeout": int(e["M_BOOT_TIMEOUT"]), "watchdog": int(e["M_WATCHDOG"]) if e["M_WATCHDOG"] else None,
 }
 if e["M_PLATFORM"] == "hardware":

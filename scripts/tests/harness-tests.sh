@@ -41,6 +41,24 @@ expect() {
 	result "harness/$name" pass "exit $rc, '$(grep -m1 -E -- "$regex" "$log" | cut -c1-110)'"
 }
 
+# expect_ok NAME REGEX -- CMD...: CMD must exit 0 and print a line matching
+# REGEX.
+expect_ok() {
+	local name=$1 regex=$2
+	shift 3
+	local log=$LOGS/$name.log rc=0
+	timeout "${EXPECT_TIMEOUT:-900}" "$@" >"$log" 2>&1 || rc=$?
+	if [ "$rc" -ne 0 ]; then
+		result "harness/$name" fail "exit status $rc, expected 0: $(grep -m1 ERROR "$log" | cut -c1-120) (log: $log)"
+		return 1
+	fi
+	if ! grep -qE -- "$regex" "$log"; then
+		result "harness/$name" fail "no line matching '$regex' (log: $log)"
+		return 1
+	fi
+	result "harness/$name" pass "'$(grep -m1 -E -- "$regex" "$log" | cut -c1-110)'"
+}
+
 # sigterm_case <name> <dir> cmd...: start cmd (which starts <dir>'s stand-in
 # QEMU, writing its pid to <dir>/pid), SIGTERM cmd, and check that the
 # stand-in is gone too.
@@ -437,6 +455,9 @@ input_cases() {
 	fi
 
 	# make kunit on a work tree that does not exist yet (a fresh clone):
+	clean_cases
+	pin_cases
+
 	# it prepares the tree itself instead of asking for apply-series.
 	rm -rf "$WORK/kunit-fresh"
 	if env VARIANT=kunit-fresh "$S"/kunit.sh fragment "$LOGS/kunit-fresh.config" >"$LOGS/kunit-fresh.log" 2>&1 &&
@@ -446,6 +467,137 @@ input_cases() {
 		result harness/kunit-fresh-tree fail "$(grep -m1 ERROR "$LOGS/kunit-fresh.log") (log: $LOGS/kunit-fresh.log)"
 	fi
 	rm -rf "$WORK/kunit-fresh"
+}
+
+# make clean / distclean remove nothing outside OUT, nothing of a directory
+# the harness did not make, and nothing while another command holds OUT.
+# Run through make, as a user types them.
+clean_cases() {
+	local t
+	t=$(mktemp -d "$LOGS/clean.XXXXXX")
+	mkdir -p "$t/x" "$t/x y/work/a" "$t/x y/results" "$t/x y/cache/base"
+	echo keep >"$t/x/file"
+	touch "$t/x y/.harness-owned"
+	if make -s -C "$HARNESS_ROOT" clean OUT="$t/x y" >"$LOGS/clean-space.log" 2>&1 &&
+	   [ -f "$t/x/file" ] && [ ! -e "$t/x y/work" ] && [ ! -e "$t/x y/results" ] && [ -d "$t/x y/cache/base" ]; then
+		result harness/clean-out-with-space pass "OUT='<dir>/x y': work/ and results/ gone, cache/ and the neighbour '<dir>/x' kept"
+	else
+		result harness/clean-out-with-space fail "$(ls -A "$t/x" "$t/x y" 2>&1 | tr '\n' ' ') (log: $LOGS/clean-space.log)"
+	fi
+	if make -s -C "$HARNESS_ROOT" distclean OUT="$t/x y" >"$LOGS/distclean-space.log" 2>&1 &&
+	   [ -f "$t/x/file" ] && [ ! -e "$t/x y" ]; then
+		result harness/distclean-out-with-space pass "OUT='<dir>/x y' removed, '<dir>/x' kept"
+	else
+		result harness/distclean-out-with-space fail "$(ls -A "$t" 2>&1 | tr '\n' ' ') (log: $LOGS/distclean-space.log)"
+	fi
+	# A run holds the lock: make clean must leave its results alone.
+	mkdir -p "$t/busy/results/r" && touch "$t/busy/.harness-owned"
+	flock "$t/busy/.lock" sleep 30 &
+	local holder=$!
+	sleep 1
+	EXPECT_TIMEOUT=20 expect clean-while-locked 2 'another harness command is using OUT=' -- \
+		make -s -C "$HARNESS_ROOT" clean OUT="$t/busy"
+	[ -d "$t/busy/results/r" ] || result harness/clean-while-locked-kept fail "make clean removed results/ of a locked OUT"
+	kill "$holder" 2>/dev/null; wait "$holder" 2>/dev/null
+	EXPECT_TIMEOUT=20 expect distclean-root 2 'OUT=/ is /, which holds /: refusing' -- \
+		make -s -C "$HARNESS_ROOT" distclean OUT=/
+	EXPECT_TIMEOUT=20 expect distclean-project 2 'which holds .*: refusing to remove it' -- \
+		make -s -C "$HARNESS_ROOT" distclean OUT="$HARNESS_ROOT/scripts/.."
+	EXPECT_TIMEOUT=20 expect distclean-foreign 2 'holds what the harness did not make' -- \
+		make -s -C "$HARNESS_ROOT" distclean OUT="$t"
+	[ -f "$t/x/file" ] || result harness/distclean-foreign-kept fail "distclean of a foreign directory removed a file in it"
+	rm -rf "$t"
+}
+
+# The base pin outlives the archive: a stand-in apt index (a local
+# repository signed with a throw-away key) that no longer has the pinned
+# linux-source-6.12, as bookworm-security will not once 6.12.118 comes.
+# base-tree.sh (make run's base phase) must take the newest 6.12.y there
+# with one line saying so and record it (base.env, metadata.json), refuse
+# an index with only another series, and refuse an index whose signature
+# does not verify.
+pin_cases() {
+	local t=$LOGS/pin arch v k
+	rm -rf "$t"
+	mkdir -p "$t/gnupg" && chmod 700 "$t/gnupg"
+	arch=$(dpkg --print-architecture)
+	# stand_in_deb <repo> <version>: a linux-source-6.12 of that version
+	# holding the least of a kernel tree that base-tree.sh accepts.
+	stand_in_deb() {
+		local repo=$1 ver=$2 b=$t/build-$2 up=${2%%-*}
+		rm -rf "$b" && mkdir -p "$b/tree/linux-source-6.12/arch/arm64/kvm" \
+			"$b/tree/linux-source-6.12/tools/testing/selftests/kvm" "$b/root/usr/src" "$b/root/DEBIAN" "$repo/pool"
+		printf 'VERSION = %s\nPATCHLEVEL = %s\nSUBLEVEL = %s\nEXTRAVERSION =\n' \
+			"$(echo "$up" | cut -d. -f1)" "$(echo "$up" | cut -d. -f2)" "$(echo "$up" | cut -d. -f3)" \
+			>"$b/tree/linux-source-6.12/Makefile"
+		tar -C "$b/tree" -cJf "$b/root/usr/src/linux-source-6.12.tar.xz" linux-source-6.12
+		printf 'Package: linux-source-6.12\nVersion: %s\nArchitecture: all\nMaintainer: harness test <test@invalid.example>\nDescription: stand-in for the harness test\n' \
+			"$ver" >"$b/root/DEBIAN/control"
+		dpkg-deb --build --root-owner-group "$b/root" "$repo/pool/linux-source-6.12_${ver}_all.deb" >/dev/null
+	}
+	# stand_in_index <repo> <key>: Packages, Release and InRelease signed by <key>.
+	stand_in_index() {
+		local repo=$1 key=$2 d=$1/dists/test/main/binary-$arch
+		mkdir -p "$d"
+		(cd "$repo" && dpkg-scanpackages --multiversion pool /dev/null 2>/dev/null) >"$d/Packages"
+		{
+			printf 'Origin: harness-test\nSuite: test\nCodename: test\nDate: %s\nArchitectures: %s\nComponents: main\nSHA256:\n' \
+				"$(date -Ru)" "$arch"
+			printf ' %s %s main/binary-%s/Packages\n' "$(sha256_file "$d/Packages")" "$(stat -c %s "$d/Packages")" "$arch"
+		} >"$repo/dists/test/Release"
+		gpg --homedir "$t/gnupg" --batch --yes -q -u "$key" --clearsign -o "$repo/dists/test/InRelease" "$repo/dists/test/Release"
+	}
+	for k in good other; do
+		gpg --homedir "$t/gnupg" --batch -q --passphrase '' --quick-gen-key "harness $k <$k@invalid.example>" ed25519 sign never 2>/dev/null
+	done
+	gpg --homedir "$t/gnupg" --batch -q --export "good@invalid.example" >"$t/keyring.gpg"
+	for v in 6.12.990-1 6.12.999-1; do stand_in_deb "$t/newer" "$v"; done
+	stand_in_index "$t/newer" good@invalid.example
+	stand_in_deb "$t/other-series" 6.13.1-1
+	stand_in_index "$t/other-series" good@invalid.example
+	cp -a "$t/newer" "$t/bad-sig"
+	stand_in_index "$t/bad-sig" other@invalid.example
+	# pin_env <repo>: the environment of a base phase on that stand-in index
+	# (in array pe).
+	pin_env() { pe=(env -u KERNEL_SRC -u BASE_DEB -u PATCHES BASE=6.12 OUT="$t/out-$1" HARNESS_LOCKED=
+		"BASE_APT_SUITE=file://$t/$1 test" "BASE_APT_KEYRING=$t/keyring.gpg"); }
+	local pe
+
+	pin_env newer
+	if EXPECT_TIMEOUT=60 expect_ok pin-fallback 'WARNING: the pinned linux-source-6.12 6.12.117-1~deb12u1 is gone from test: using 6.12.999-1, the newest 6.12.y there, verified by apt' -- \
+		"${pe[@]}" "$S"/base-tree.sh; then
+		# shellcheck disable=SC1091
+		if (. "$t/out-newer/state/6.12/base.env" && [ "$BASE_PKG_VERSION" = 6.12.999-1 ] && [ "$BASE_VERSION" = 6.12.999 ] &&
+		    [ "$BASE_PKG_PINNED" = 6.12.117-1~deb12u1 ] && [ -n "$BASE_PIN_NOTE" ]); then
+			result harness/pin-fallback-recorded pass "base.env: 6.12.999-1 (pinned 6.12.117-1~deb12u1) with the note"
+		else
+			result harness/pin-fallback-recorded fail "base.env: $(grep -E 'BASE_(PKG|VERSION|PIN)' "$t/out-newer/state/6.12/base.env" | tr '\n' ' ')"
+		fi
+		# metadata.json says the same (the run's metadata writer, on the
+		# stand-in base).
+		mkdir -p "$t/out-newer/work/6.12/patched"
+		printf 'APPLIED_SERIES_HASH=test\nAPPLIED_COUNT=0\n' >"$t/out-newer/work/6.12/patched/applied.env"
+		if "${pe[@]}" QEMU=true "$S"/metadata.sh "$t/metadata.json" pin-test "make run" >"$LOGS/pin-metadata.log" 2>&1 &&
+		   python3 -c 'import json, sys; b = json.load(open(sys.argv[1]))["base"]; assert b["package_version"] == "6.12.999-1" and b["package_pinned"] == "6.12.117-1~deb12u1" and "gone from" in b["pin_fallback"], b' \
+			"$t/metadata.json" 2>>"$LOGS/pin-metadata.log"; then
+			result harness/pin-fallback-metadata pass "metadata.json base.package_version 6.12.999-1, base.pin_fallback set"
+		else
+			result harness/pin-fallback-metadata fail "$(tail -n 1 "$LOGS/pin-metadata.log")"
+		fi
+		# Offline afterwards (the index is gone): the verified file is
+		# reused, with the same line.
+		mv "$t/newer" "$t/newer.away"
+		EXPECT_TIMEOUT=60 expect_ok pin-fallback-cached 'is gone from test: using 6.12.999-1' -- \
+			"${pe[@]}" "$S"/base-tree.sh
+		mv "$t/newer.away" "$t/newer"
+	fi
+	pin_env other-series
+	EXPECT_TIMEOUT=60 expect pin-other-series 2 'has no linux-source-6.12 6.12.117-1~deb12u1 any more, and no other 6.12.y \(it has: 6.13.1-1\)' -- \
+		"${pe[@]}" "$S"/base-tree.sh
+	pin_env bad-sig
+	EXPECT_TIMEOUT=60 expect pin-bad-signature 2 'apt-get update of test failed' -- \
+		"${pe[@]}" "$S"/base-tree.sh
+	rm -rf "$t"
 }
 
 # A tiny initramfs: busybox plus one of the fixture inits.
@@ -461,7 +613,11 @@ tiny_initramfs() {
 
 guest_cases() {
 	local image
-	image=$(ls -t "$WORK"/*/build-kvm-host/arch/arm64/boot/Image 2>/dev/null | head -n 1)
+	local ksft
+	# The newest kernel any run built (make test's first run may be the
+	# debug kernel's: build-kvm-host+debug+...).
+	image=$(ls -t "$WORK"/*/build-kvm-host*/arch/arm64/boot/Image 2>/dev/null | head -n 1)
+	ksft=$(ls -td "$WORK"/patched/build-kvm-host*/kselftest_install 2>/dev/null | head -n 1)
 	if [ -z "$image" ]; then
 		for c in guest-hang guest-panic guest-silent initramfs-disk-full; do
 			result "harness/$c" fail "no kernel Image built for BASE=$BASE (the first run failed)"
@@ -497,13 +653,13 @@ guest_cases() {
 
 	# A full disk while packing the initramfs is reported as one (a 1 MB
 	# file size limit stands in for it), not as a kernel panic later.
-	if [ -x "$WORK/patched/build-kvm-host/kselftest_install/run_kselftest.sh" ]; then
+	if [ -n "$ksft" ] && [ -x "$ksft/run_kselftest.sh" ]; then
 		EXPECT_TIMEOUT=120 expect initramfs-disk-full 2 'cannot copy into the initramfs' -- \
-			bash -c 'ulimit -f 1024; exec env VARIANT=patched FRAGMENTS=kvm-host RUN_DIR="$1" ONLY=vgic_init "$2"/initramfs.sh' \
-			_ "$LOGS/disk-full" "$S"
+			bash -c 'ulimit -f 1024; exec env VARIANT=patched BUILD_DIR="$3" RUN_DIR="$1" ONLY=vgic_init "$2"/initramfs.sh' \
+			_ "$LOGS/disk-full" "$S" "${ksft%/kselftest_install}"
 		rm -rf "$LOGS/disk-full"
 	else
-		result harness/initramfs-disk-full fail "no installed selftests in $WORK/patched/build-kvm-host"
+		result harness/initramfs-disk-full fail "no installed selftests in $WORK/patched/build-kvm-host*"
 	fi
 }
 
