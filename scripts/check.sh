@@ -25,6 +25,14 @@
 #   PATCHES=dir     series to check (default patches/)
 #   CHECK_X86=all   x86_64 build after every patch that needs it (default);
 #            final  only once, for the final state; none: never
+#   CHECK_BUILD=full  every state builds the whole kernel (Image; x86_64:
+#                     bzImage): a bisect build (default)
+#               dirs  every state builds only the kbuild directories that
+#                     hold the series' .c files (arm64; x86_64: its generic
+#                     ones, and arch/x86/kvm/ when the series touches virt/ or
+#                     the KVM/irqbypass headers), as a maintainer rebuilds a
+#                     subsystem per patch; no vmlinux link. make test's
+#                     default (README, "make test": what it does not catch)
 #   VARIANT=check   work tree
 # Results: $OUT/check/<base>/<run>/table.txt, check.json, logs/.
 . "$(dirname "$0")/lib.sh"
@@ -36,7 +44,9 @@ S=$HARNESS_ROOT/scripts
 VARIANT=${VARIANT:-check}
 CHECK_X86=${CHECK_X86:-all}
 CHECK_CLANG=${CHECK_CLANG:-1}
+CHECK_BUILD=${CHECK_BUILD:-full}
 case "$CHECK_X86" in all|final|none) ;; *) die "CHECK_X86=$CHECK_X86" "use all, final or none" ;; esac
+case "$CHECK_BUILD" in full|dirs) ;; *) die "CHECK_BUILD=$CHECK_BUILD" "use full (whole kernel per state) or dirs (the series' directories)" ;; esac
 PATCHES=$(cd "$PATCHES" 2>/dev/null && pwd) || die "PATCHES=$PATCHES does not exist"
 [ -f "$PATCHES/series" ] || die "$PATCHES/series not found"
 export VARIANT PATCHES
@@ -210,7 +220,7 @@ x86_build() { # x86_build <label>: configure (once) and build x86_64
 		return 2
 	}
 	toolchain_for x86_64
-	kmake "$log" "$x86build" ARCH=x86_64 "${KMAKE_TC[@]}" bzImage
+	kmake "$log" "$x86build" ARCH=x86_64 "${KMAKE_TC[@]}" "${x86_targets[@]}"
 }
 
 finish() { # finish <rc> [patch gate what]
@@ -222,6 +232,8 @@ finish() { # finish <rc> [patch gate what]
 		echo
 		echo "legend: ok = passed; - = gate does not apply to this patch; NOT-RUN = the gate could not run here (reason in the row);"
 		echo "        (final) = x86_64 built once for the final state (CHECK_X86=final)"
+		[ "$CHECK_BUILD" = dirs ] &&
+			echo "        ok(dirs) = built only the series' directories (CHECK_BUILD=dirs): ${arm64_dirs[*]} (arm64), ${x86_dirs[*]:-bzImage} (x86_64)"
 		echo "time: ${secs}s; base $BASE_VERSION; logs in logs/"
 	} >>"$table"
 	if [ "$rc" -eq 0 ]; then
@@ -234,9 +246,38 @@ finish() { # finish <rc> [patch gate what]
 	exit 1
 }
 
+# What each state builds. CHECK_BUILD=dirs: the kbuild directory (the
+# nearest one with a Makefile or Kbuild) of every kernel .c file the series
+# touches, the same set at every state so that the base's warnings are the
+# reference for each patch's.
+kbuild_dir() {
+	local d
+	d=$(dirname "$1")
+	while [ "$d" != . ] && [ ! -f "$src/$d/Makefile" ] && [ ! -f "$src/$d/Kbuild" ]; do d=$(dirname "$d"); done
+	[ "$d" != . ] && echo "$d/"
+}
+arm64_targets=(Image headers_install)
+x86_targets=(bzImage)
+build_what="Image"
+if [ "$CHECK_BUILD" = dirs ]; then
+	mapfile -t arm64_dirs < <(cfiles_of "$all_files" | while read -r f; do kbuild_dir "$f"; done | sort -u)
+	mapfile -t x86_dirs < <({
+		cfiles_of "$all_files" | while read -r f; do is_generic_code "$f" && kbuild_dir "$f"; done
+		# The x86 users of the generic KVM code and of irqbypass.
+		echo "$all_files" | grep -qE '^virt/|^include/linux/(kvm[a-z_]*|irqbypass)\.h$' && echo arch/x86/kvm/
+	} | sort -u)
+	[ ${#arm64_dirs[@]} -gt 0 ] && { arm64_targets=("${arm64_dirs[@]}" headers_install); build_what="${arm64_dirs[*]}"; }
+	[ ${#x86_dirs[@]} -gt 0 ] && x86_targets=("${x86_dirs[@]}")
+	info "CHECK_BUILD=dirs: each state builds ${arm64_dirs[*]:-Image} (arm64), ${x86_dirs[*]:-bzImage} (x86_64), no vmlinux link"
+fi
+# The cell of a build gate that passed: "ok", or "ok(dirs)" when only the
+# series' directories were built.
+bok=ok
+[ "$CHECK_BUILD" = dirs ] && bok="ok(dirs)"
+
 # --- state 0: the base ---------------------------------------------------
-info "base: arm64 build (log: $res/logs/base.arm64.log)"
-kmake "$res/logs/base.arm64.log" "$build" Image headers_install || {
+info "base: arm64 build of $build_what (log: $res/logs/base.arm64.log)"
+kmake "$res/logs/base.arm64.log" "$build" "${arm64_targets[@]}" || {
 	show_build_errors "$res/logs/base.arm64.log"
 	die "the base $BASE_VERSION does not build with the kvm-host config" "see $res/logs/base.arm64.log"
 }
@@ -249,7 +290,7 @@ mapfile -t all_c < <(cfiles_of "$all_files")
 file_checks base "${all_c[@]}" || die "sparse/W=1 on the base files failed" "see $res/logs/"
 mapfile -t all_list <<<"$all_files"
 kdoc_checks base "${all_list[@]}"
-row 0 "(base $BASE_VERSION)" arm64=ok sparse="$(wc -l <"$res/base.sparse")w" w1="$(wc -l <"$res/base.w1")w" \
+row 0 "(base $BASE_VERSION)" arm64="$bok" sparse="$(wc -l <"$res/base.sparse")w" w1="$(wc -l <"$res/base.w1")w" \
 	kdoc="$(grep -c 'warning' "$res/base.kdoc")w"
 any_generic=""
 
@@ -313,7 +354,7 @@ for p in "${patches[@]}"; do
 	# arm64 build
 	if [ -n "$kernel" ]; then
 		log=$res/logs/$n.arm64.log
-		if ! kmake "$log" "$build" Image headers_install; then
+		if ! kmake "$log" "$build" "${arm64_targets[@]}"; then
 			show_build_errors "$log"
 			gate_fail arm64 arm64 "the kernel does not build with the series up to this patch (log: $log)" \
 				"fix the patch so that it builds on its own (bisectability)"
@@ -324,7 +365,7 @@ for p in "${patches[@]}"; do
 			sed "s|^|  $p: |" "$res/$n.arm64.new" >&2
 			gate_fail arm64 arm64 "new compiler warning(s) (log: $log)" "fix them"
 		fi
-		cell[arm64]=ok
+		cell[arm64]=$bok
 	fi
 
 	# x86_64 build
@@ -333,7 +374,7 @@ for p in "${patches[@]}"; do
 			info "$p: x86_64 build (log: $res/logs/$n.x86_64.log)"
 			x86_build "$n"
 			case $? in
-				0) cell[x86_64]=ok ;;
+				0) cell[x86_64]=$bok ;;
 				2) gate_fail x86_64 x86_64 "x86-kvm config failed" "see the messages above" ;;
 				*) show_build_errors "$res/logs/$n.x86_64.log"
 				   gate_fail x86_64 x86_64 "the x86_64 KVM kernel does not build (log: $res/logs/$n.x86_64.log)" \

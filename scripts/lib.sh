@@ -558,9 +558,11 @@ check_uint() {
 }
 
 # lock_out: one harness command at a time per OUT (flock on $OUT/.lock),
-# taken by the top-level targets; nested scripts inherit it.
+# taken by the top-level targets; nested scripts on the same OUT inherit it
+# (HARNESS_LOCKED names the OUT locked: a child on another OUT, or make
+# clean started from a run, takes that OUT's own lock).
 lock_out() {
-	[ -n "${HARNESS_LOCKED:-}" ] && return 0
+	[ -n "${HARNESS_LOCKED:-}" ] && [ "$HARNESS_LOCKED" = "$OUT" ] && return 0
 	# An OUT the harness makes (or finds empty) is marked as its own: make
 	# clean/distclean remove only such a directory (scripts/clean.sh).
 	if [ ! -d "$OUT" ] || [ -z "$(ls -A "$OUT" 2>/dev/null)" ]; then
@@ -570,7 +572,7 @@ lock_out() {
 	flock -n 9 || die "another harness command is using OUT=$OUT (lock $OUT/.lock held by: $(cat "$OUT/.lock.owner" 2>/dev/null || echo unknown))" \
 		"wait for it to finish, or use another OUT=<dir>"
 	echo "pid $$: $0" >"$OUT/.lock.owner"
-	export HARNESS_LOCKED=1
+	export HARNESS_LOCKED=$OUT
 }
 
 # validate_machine_inputs: HOST_MODE, GIC, SMP and MEM of the QEMU machine

@@ -4,9 +4,9 @@
 #  1. The harness itself: unit tests of its parsers and collectors on stored
 #     fixtures (scripts/tests/unit), its behaviour on bad input and its
 #     failure paths (scripts/tests/harness-tests.sh).
-#  2. The run list under QEMU: VHE and nVHE hosts with the base config, and a
-#     VHE host with the debug config (lockdep, lock_stat, atomic-sleep checks)
-#     whose console must be free of splats.
+#  2. The run list under QEMU (runs below): the debug config (lockdep,
+#     lock_stat, atomic-sleep checks), whose console must be free of splats,
+#     and the production config (kvm-host), on VHE and nVHE hosts.
 # Every selftest of every run counts as one test, and each run's boot and
 # console scan as one more.
 #  3. The KUnit suites of selftests/kunit.txt, each test case one test:
@@ -15,19 +15,26 @@
 #     kunit.py run instead, in kunit.py's own kernel.
 #  4. make check on the real series (one test per patch; x86_64 for the
 #     final state only unless CHECK_X86=all; no clang build unless
-#     CHECK_CLANG=1: it is make check's default, not make test's),
+#     CHECK_CLANG=1: it is make check's default, not make test's; each state
+#     builds only the series' directories, CHECK_BUILD=dirs, unless FULL=1),
 #     make check on fixture series it must reject (scripts/tests/check-tests.sh)
 #     and make export with a test identity (scripts/tests/export-test.sh).
 #
 #  5. A fixed subset of make mutants on mainline (TEST_MUTANTS): the named
 #     tests must fail on kernels broken on purpose for them.
 #
-# TEST_RUNS selects the runs, each "<base>:<run>" (run: vhe nvhe debug check
-# check-tests export kunit mutants). Default: what the 2-core CI machine can do in its
-# budget (README): the mainline series, the primary one, gets every run; the
-# 6.12 backport boots and runs the run list (vhe, with the nested tests), and
-# make check's fixture series run on it (they are written against 6.12's
-# files). FULL=1: every run on both bases.
+# TEST_RUNS selects the runs, each "<base>:<run>" (run: vhe nvhe debug
+# debug-nvhe check check-tests export kunit mutants). Default: what the
+# 2-core CI machine can do in its budget from an empty ccache (README, "make
+# test"): on mainline, the primary series, one kernel build, the debug one
+# (lockdep etc. + the KUnit suites at boot), serves the VHE run with the
+# nested tests (debug) and the mutants; make check builds the series'
+# directories per patch; the 6.12 backport boots and runs the run list (vhe,
+# with the nested tests, the production config), and make check's fixture
+# series run on it (they are written against 6.12's files). FULL=1: every
+# run on both bases: on mainline also the production-config runs (vhe,
+# nvhe) and the debug kernel as an nVHE host (debug-nvhe), make check with
+# a whole-kernel build per state.
 #
 # Results: $OUT/tests/results.tsv (test, pass|fail|skip|error, note) and
 # $OUT/tests/junit.xml; ends with "N passed, N failed, N skipped" (errors,
@@ -37,6 +44,27 @@
 phase_start test
 t0=$(date +%s)
 case "${FULL:-0}" in 0|1) ;; *) die "FULL=$FULL: use FULL=1 (every run on both bases) or leave it unset" ;; esac
+default_runs="mainline:debug mainline:mutants mainline:check mainline:export 6.12:vhe 6.12:check-tests"
+full_runs="mainline:vhe mainline:debug mainline:mutants mainline:check mainline:export mainline:nvhe mainline:debug-nvhe 6.12:vhe 6.12:check-tests 6.12:check 6.12:export 6.12:nvhe 6.12:debug"
+# make mutants runs every mutant (Documentation/harness.rst; its time is in
+# the README); make test runs a fixed subset that fits the CI budget, one
+# mutant per run-list area, after the debug run, on its config, so that
+# their incremental builds reuse its objects (ccache): each costs about a
+# minute warm. TEST_MUTANTS="" runs none; FULL=1 runs all.
+test_mutants=${TEST_MUTANTS-pending-fast-path-lies cache-ignores-lpis-disabled pv-never-set}
+[ "${FULL:-0}" = 1 ] && test_mutants=${TEST_MUTANTS-}
+check_build=${CHECK_BUILD:-dirs}
+[ "${FULL:-0}" = 1 ] && check_build=${CHECK_BUILD:-full}
+if [ "${FULL:-0}" = 1 ]; then runs=${TEST_RUNS:-$full_runs}; else runs=${TEST_RUNS:-$default_runs}; fi
+# Every entry is checked before the first run: a typo must not cost the
+# runs before it.
+for br in $runs; do
+	case "$br" in *:*) b=${br%%:*} r=${br#*:} ;; *) b=$BASE r=$br ;; esac
+	case " $BASES " in *" $b "*) ;; *) die "TEST_RUNS: '$br': unknown base '$b'" "bases: $BASES" ;; esac
+	case " vhe nvhe debug debug-nvhe check check-tests export kunit mutants " in *" $r "*) ;; *)
+		die "TEST_RUNS: '$br': unknown run '$r'" "runs: vhe nvhe debug debug-nvhe check check-tests export kunit mutants" ;;
+	esac
+done
 lock_out
 S=$HARNESS_ROOT/scripts
 export RESULTS_TSV=$OUT/tests/results.tsv
@@ -100,7 +128,7 @@ run_check() {
 	# The clang build of the final state is make check's, not make test's:
 	# 11 minutes of a cold run for warnings only clang gives, in a handful of
 	# files (Documentation/check-export.rst, "make test").
-	BASE=$base CHECK_X86=${CHECK_X86:-final} CHECK_CLANG=${CHECK_CLANG:-0} "$S"/check.sh 2>&1 | tee "$log" |
+	BASE=$base CHECK_X86=${CHECK_X86:-final} CHECK_CLANG=${CHECK_CLANG:-0} CHECK_BUILD=$check_build "$S"/check.sh 2>&1 | tee "$log" |
 		grep --line-buffered -E '^\[harness\] (check|check-tests): |ERROR' || true
 	if [ -s "$rows" ]; then
 		python3 "$S"/collect.py check "$rows" "$base" "$log" >>"$RESULTS_TSV" ||
@@ -115,37 +143,39 @@ run_check() {
 	fi
 }
 
-default_runs="mainline:vhe mainline:mutants mainline:check mainline:export mainline:nvhe mainline:debug 6.12:vhe 6.12:check-tests"
-full_runs="$default_runs 6.12:check 6.12:export 6.12:nvhe 6.12:debug"
-# make mutants runs every mutant (Documentation/harness.rst; its time is in
-# the README); make test runs a fixed subset that fits the CI budget, one
-# mutant per run-list area, right after the vhe run whose kvm-host objects
-# its incremental builds reuse (ccache): each costs about a minute warm.
-# TEST_MUTANTS="" runs none; FULL=1 runs all.
-test_mutants=${TEST_MUTANTS-pending-fast-path-lies cache-ignores-lpis-disabled pv-never-set}
-[ "${FULL:-0}" = 1 ] && test_mutants=${TEST_MUTANTS-}
-if [ "${FULL:-0}" = 1 ]; then runs=${TEST_RUNS:-$full_runs}; else runs=${TEST_RUNS:-$default_runs}; fi
+# debug_fragments <base>: the debug kernel's fragments (kvm-host, debug and
+# the KUnit suites built in), written once per base; empty on failure (the
+# caller reports it).
+debug_fragments() {
+	local frag=$OUT/work/$1/patched/kunit-boot.config
+	if [ ! -f "$frag.done" ]; then
+		BASE=$1 VARIANT=patched "$S"/kunit.sh fragment "$frag" >"$OUT/tests/kunit-fragment-$1.log" 2>&1 || return 1
+		touch "$frag.done"
+	fi
+	echo "kvm-host debug $frag"
+}
+rm -f "$OUT"/work/*/patched/kunit-boot.config.done
 for br in $runs; do
 	case "$br" in
 		*:*) b=${br%%:*} r=${br#*:} ;;
 		*) b=$BASE r=$br ;;
 	esac
-	case " $BASES " in *" $b "*) ;; *)
-		printf '%s\terror\tunknown base in TEST_RUNS (bases: %s)\n' "$br" "$BASES" >>"$RESULTS_TSV"
-		harness_errors=$((harness_errors + 1)); continue ;;
-	esac
 	boots=1
 	case "$r" in
 		kunit) BASE=$b "$S"/kunit.sh || true; boots= ;;  # kunit.py run (not in the default list)
 		check) run_check "$b"; boots= ;;
-		check-tests) BASE=$b "$S"/tests/check-tests.sh || true; boots= ;;
+		check-tests) BASE=$b CHECK_BUILD=$check_build "$S"/tests/check-tests.sh || true; boots= ;;
 		mutants)
 			boots=
 			if [ "${FULL:-0}" != 1 ] && [ -z "$test_mutants" ]; then
 				printf '%s/mutants\tskip\tTEST_MUTANTS is empty\n' "$b" >>"$RESULTS_TSV"
 			else
-				info "make mutants BASE=$b MUTANTS='$test_mutants' (log: $OUT/tests/mutants-$b.log)"
-				BASE=$b MUTANTS="$test_mutants" "$S"/mutants.sh >"$OUT/tests/mutants-$b.log" 2>&1 || true
+				# On the debug run's config when it is among the runs:
+				# its objects are in ccache.
+				mfrag=kvm-host
+				case " $runs " in *" $b:debug "*|*" $b:debug-nvhe "*) mfrag=$(debug_fragments "$b") || mfrag=kvm-host ;; esac
+				info "make mutants BASE=$b MUTANTS='$test_mutants' FRAGMENTS='$mfrag' (log: $OUT/tests/mutants-$b.log)"
+				BASE=$b MUTANTS="$test_mutants" FRAGMENTS="$mfrag" "$S"/mutants.sh >"$OUT/tests/mutants-$b.log" 2>&1 || true
 				grep '^\[harness\] mutants: mutant .*: ' "$OUT/tests/mutants-$b.log" || true
 				if ! grep -q "^$b/mutants/" "$RESULTS_TSV"; then
 					printf '%s/mutants\terror\t%s\n' "$b" \
@@ -156,20 +186,19 @@ for br in $runs; do
 		export) BASE=$b "$S"/tests/export-test.sh || true; boots= ;;
 		vhe) run_one "$b" vhe HOST_MODE=vhe FRAGMENTS=kvm-host L2=1 ;;
 		nvhe) run_one "$b" nvhe HOST_MODE=nvhe FRAGMENTS=kvm-host L2=1 ;;
-		debug)
+		debug|debug-nvhe)
 			# The KUnit suites are built into the debug kernel and
-			# run at its boot, under lockdep and atomic-sleep checks.
-			frag=$OUT/work/$b/patched/kunit-boot.config
-			if BASE=$b VARIANT=patched "$S"/kunit.sh fragment "$frag" >"$OUT/tests/kunit-fragment-$b.log" 2>&1; then
-				run_one "$b" debug HOST_MODE=vhe FRAGMENTS="kvm-host debug $frag" L2=1
+			# run at its boot, under lockdep and atomic-sleep checks;
+			# debug-nvhe boots the same kernel as an nVHE host.
+			mode=vhe; [ "$r" = debug-nvhe ] && mode=nvhe
+			if frags=$(debug_fragments "$b"); then
+				run_one "$b" "$r" HOST_MODE=$mode FRAGMENTS="$frags" L2=1
 			else
-				printf '%s\terror\t%s\n' "$b/debug/run" "no KUnit fragment: $(grep -m1 ERROR "$OUT/tests/kunit-fragment-$b.log")" >>"$RESULTS_TSV"
+				printf '%s\terror\t%s\n' "$b/$r/run" "no KUnit fragment: $(grep -m1 ERROR "$OUT/tests/kunit-fragment-$b.log")" >>"$RESULTS_TSV"
 				harness_errors=$((harness_errors + 1))
 			fi
-			[ -f "$OUT/results/$b/test-debug/console.log" ] &&
+			[ "$r" = debug ] && [ -f "$OUT/results/$b/test-debug/console.log" ] &&
 				{ BASE=$b VARIANT=patched "$S"/kunit.sh parse "$OUT/results/$b/test-debug/console.log" || true; } ;;
-		*) printf '%s\terror\tunknown run in TEST_RUNS\n' "$br" >>"$RESULTS_TSV"
-		   harness_errors=$((harness_errors + 1)); boots= ;;
 	esac
 	phase_done "$b:$r"
 	# The guest hang/panic cases need an Image; the first run that boots

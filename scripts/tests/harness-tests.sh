@@ -455,6 +455,12 @@ input_cases() {
 	fi
 
 	# make kunit on a work tree that does not exist yet (a fresh clone):
+	# make test checks every TEST_RUNS entry before any run (a typo after
+	# the first entry cost that whole run before).
+	EXPECT_TIMEOUT=30 expect test-runs-typo 2 "TEST_RUNS: 'mainline:vhee': unknown run 'vhee'" -- \
+		env TEST_RUNS="mainline:debug mainline:vhee" "$S"/test.sh
+	EXPECT_TIMEOUT=30 expect test-runs-bad-base 2 "TEST_RUNS: '7.4:vhe': unknown base '7.4'" -- \
+		env TEST_RUNS="7.4:vhe" "$S"/test.sh
 	clean_cases
 	pin_cases
 
@@ -519,6 +525,10 @@ clean_cases() {
 pin_cases() {
 	local t=$LOGS/pin arch v k
 	rm -rf "$t"
+	if ! command -v dpkg-scanpackages >/dev/null || ! command -v gpg >/dev/null; then
+		result harness/pin-fallback fail "the stand-in index needs dpkg-scanpackages and gpg: make deps (dpkg-dev, gpg)"
+		return
+	fi
 	mkdir -p "$t/gnupg" && chmod 700 "$t/gnupg"
 	arch=$(dpkg --print-architecture)
 	# stand_in_deb <repo> <version>: a linux-source-6.12 of that version
@@ -559,7 +569,7 @@ pin_cases() {
 	stand_in_index "$t/bad-sig" other@invalid.example
 	# pin_env <repo>: the environment of a base phase on that stand-in index
 	# (in array pe).
-	pin_env() { pe=(env -u KERNEL_SRC -u BASE_DEB -u PATCHES BASE=6.12 OUT="$t/out-$1" HARNESS_LOCKED=
+	pin_env() { pe=(env -u KERNEL_SRC -u BASE_DEB -u PATCHES -u VARIANT BASE=6.12 OUT="$t/out-$1" HARNESS_LOCKED=
 		"BASE_APT_SUITE=file://$t/$1 test" "BASE_APT_KEYRING=$t/keyring.gpg"); }
 	local pe
 
