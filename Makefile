@@ -25,9 +25,9 @@ help:
 	@echo "Variables: BASE (mainline = 7.3.4, the default; 6.12) KERNEL_SRC PATCHES FRAGMENTS LLVM"
 	@echo "           HOST_MODE GIC SMP MEM APPEND"
 	@echo "           RUNLIST SKIPLISTS ONLY REPEAT RUN_NAME OUT JOBS BOOT_TIMEOUT WATCHDOG L2 L2_IMAGES"
-	@echo "           REPS BENCHLIST BASE_PATCHES (bench) MUTANTS MUTANTS_DIR (mutants) CHECK_X86 CHECK_CLANG (check) FULL TEST_RUNS TEST_MUTANTS (test)"
+	@echo "           REPS BENCHLIST BASE_PATCHES (bench) MUTANTS MUTANTS_DIR (mutants) CHECK_X86 CHECK_CLANG CHECK_BUILD (check) FULL TEST_RUNS TEST_MUTANTS (test)"
 	@echo "           RESULTS EXPORT_PREFIX EXPORT_VERSION EXPORT_DIR (export)"
-	@echo "           BASE_DEB (a host without network) KIT=1 (deps: the hardware kit's packages)"
+	@echo "           BASE_DEB BASE_DEB_SHA256 (a host without network) BASE_APT_SUITE BASE_APT_KEYRING (a mirror) KIT=1 (deps: the hardware kit's packages)"
 	@echo "           HW_RUN_ONLY HW_SKIPLISTS HW_BENCH_ONLY HW_REPS HW_STEPS HW_WATCHDOG HW_DISK_SIZE (hw-emulated)"
 
 deps:
