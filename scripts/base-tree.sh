@@ -84,12 +84,9 @@ fetch_deb() {
 		die "apt-get update of ${BASE_SUITE#* } failed (log: $apt/update.log)" "check the network and ${BASE_SUITE%% *}"
 	mapfile -t versions < <(apt-cache "${o[@]}" madison "$BASE_PACKAGE" 2>/dev/null |
 		awk -F'|' '{ gsub(/ /, "", $2); if ($2 != "") print $2 }' | sort -u)
-	ver=$BASE_PACKAGE_VERSION
-	if ! printf '%s\n' "${versions[@]}" | grep -qxF -- "$BASE_PACKAGE_VERSION"; then
-		ver=$(newest_in_series "$BASE_SERIES" "${versions[@]}")
-		[ -n "$ver" ] || die "${BASE_SUITE#* } has no $BASE_PACKAGE $BASE_PACKAGE_VERSION any more, and no other $BASE_SERIES.y (it has: ${versions[*]:-nothing})" \
+	ver=$(pick_version "$BASE_PACKAGE_VERSION" "$BASE_SERIES" "${versions[@]}")
+	[ -n "$ver" ] || die "${BASE_SUITE#* } has no $BASE_PACKAGE $BASE_PACKAGE_VERSION any more, and no other $BASE_SERIES.y (it has: ${versions[*]:-nothing})" \
 			"a different upstream series is a different base: port the series and update scripts/lib.sh's base table"
-	fi
 	(cd "$apt/debs" && run_logged "$apt/download.log" apt-get "${o[@]}" download "$BASE_PACKAGE=$ver") >&2 ||
 		die "cannot download $BASE_PACKAGE=$ver (log: $apt/download.log)" \
 			"see the log's last lines: a full disk, the network, or the archive changed between update and download"

@@ -65,34 +65,30 @@ fi
 # verifies it against the suite's signed index), with one line saying so;
 # another series is refused. metadata.json records the QEMU a run used.
 qemu_series=$(upstream_series "$HOST_QEMU_VERSION")
+# qemu_fits <version>: of the pin's series and at or above the pin.
+qemu_fits() { [ -n "$1" ] && [ "$(upstream_series "$1")" = "$qemu_series" ] && dpkg --compare-versions "$1" ge "$HOST_QEMU_VERSION"; }
 qemu_have=$(dpkg-query -W -f='${Version}' "$HOST_QEMU_PACKAGE" 2>/dev/null || true)
 qemu_ok=""
-if [ -n "$qemu_have" ] && [ "$(upstream_series "$qemu_have")" = "$qemu_series" ] &&
-   dpkg --compare-versions "$qemu_have" ge "$HOST_QEMU_VERSION"; then
+if qemu_fits "$qemu_have"; then
 	qemu_ok=1
 	[ "$qemu_have" = "$HOST_QEMU_VERSION" ] || [ -n "$kit" ] ||
 		info "$HOST_QEMU_PACKAGE $qemu_have installed: newer than the pin $HOST_QEMU_VERSION, same $qemu_series series: kept"
 fi
 apt_dir=$OUT/cache/apt
 qo=(-o "Dir::Etc::SourceList=$apt_dir/sources-host.list" -o Dir::Etc::SourceParts=/dev/null -o "Dir::State::Lists=$apt_dir/lists-host")
+kr='[signed-by=/usr/share/keyrings/debian-archive-keyring.gpg]'
+qemu_list=("deb $kr http://deb.debian.org/debian bookworm main"
+	"deb $kr http://deb.debian.org/debian bookworm-updates main"
+	"deb $kr http://deb.debian.org/debian-security bookworm-security main"
+	"deb $kr http://deb.debian.org/debian $HOST_QEMU_SUITE main")
 qemu_sources() {
 	mkdir -p "$apt_dir/lists-host/partial"
-	printf '%s\n' \
-		'deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian bookworm main' \
-		'deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian bookworm-updates main' \
-		'deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian-security bookworm-security main' \
-		"deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian $HOST_QEMU_SUITE main" \
-		>"$apt_dir/sources-host.list"
+	printf '%s\n' "${qemu_list[@]}" >"$apt_dir/sources-host.list"
 }
 qemu_line=""
 if [ -z "$kit" ] && [ -z "$qemu_ok" ]; then
 	# (printed for a user who is not root: the suite's build of the package)
-	qemu_line="mkdir -p $apt_dir/lists-host/partial && printf '%s\n' \
-'deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian bookworm main' \
-'deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian bookworm-updates main' \
-'deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian-security bookworm-security main' \
-'deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian $HOST_QEMU_SUITE main' \
->$apt_dir/sources-host.list && apt-get ${qo[*]} update && apt-get ${qo[*]} -t $HOST_QEMU_SUITE install -y --no-install-recommends $HOST_QEMU_PACKAGE/$HOST_QEMU_SUITE"
+	qemu_line="mkdir -p $apt_dir/lists-host/partial && printf '%s\n' $(printf "'%s' " "${qemu_list[@]}")>$apt_dir/sources-host.list && apt-get ${qo[*]} update && apt-get ${qo[*]} -t $HOST_QEMU_SUITE install -y --no-install-recommends $HOST_QEMU_PACKAGE/$HOST_QEMU_SUITE"
 	missing+=("$HOST_QEMU_PACKAGE=$HOST_QEMU_VERSION${qemu_have:+ (have $qemu_have)}")
 fi
 
@@ -127,19 +123,17 @@ if [ -n "$qemu_line" ]; then
 		die "apt-get update of the QEMU suites failed (log: $OUT/logs/deps-qemu-update.log)" "check the network and deb.debian.org"
 	mapfile -t qv < <(apt-cache "${qo[@]}" madison "$HOST_QEMU_PACKAGE" 2>/dev/null |
 		awk -F'|' -v s="$HOST_QEMU_SUITE" '$3 ~ s"/" { gsub(/ /, "", $2); print $2 }' | sort -u)
-	qemu_ver=$HOST_QEMU_VERSION
-	if ! printf '%s\n' "${qv[@]}" | grep -qxF -- "$HOST_QEMU_VERSION"; then
-		qemu_ver=$(newest_in_series "$qemu_series" "${qv[@]}")
-		[ -n "$qemu_ver" ] || die "$HOST_QEMU_SUITE has no $HOST_QEMU_PACKAGE $HOST_QEMU_VERSION any more, and no other $qemu_series.y (it has: ${qv[*]:-nothing})" \
+	qemu_ver=$(pick_version "$HOST_QEMU_VERSION" "$qemu_series" "${qv[@]}")
+	[ -n "$qemu_ver" ] || die "$HOST_QEMU_SUITE has no $HOST_QEMU_PACKAGE $HOST_QEMU_VERSION any more, and no other $qemu_series.y (it has: ${qv[*]:-nothing})" \
 			"another QEMU series must be measured first (README, QEMU): update HOST_QEMU_VERSION in scripts/lib.sh"
+	[ "$qemu_ver" = "$HOST_QEMU_VERSION" ] ||
 		warn "the pinned $HOST_QEMU_PACKAGE $HOST_QEMU_VERSION is gone from $HOST_QEMU_SUITE: installing $qemu_ver, the newest $qemu_series.y there, verified by apt against the suite's signed index"
-	fi
 	run_logged "$log" apt-get "${qo[@]}" -t "$HOST_QEMU_SUITE" install -y --no-install-recommends "$HOST_QEMU_PACKAGE=$qemu_ver" ||
 		die "apt-get install $HOST_QEMU_PACKAGE=$qemu_ver failed (log: $log)" "check the network/apt sources, then rerun"
 fi
 status "installed ${missing[*]}"
 if [ -z "$kit" ]; then
 	qh=$(dpkg-query -W -f='${Version}' "$HOST_QEMU_PACKAGE" 2>/dev/null)
-	[ "$(upstream_series "$qh")" = "$qemu_series" ] && dpkg --compare-versions "$qh" ge "$HOST_QEMU_VERSION" ||
+	qemu_fits "$qh" ||
 		die "$HOST_QEMU_PACKAGE is at ${qh:-nothing} after the install, not $qemu_series.y >= $HOST_QEMU_VERSION" "see $log"
 fi

@@ -82,6 +82,14 @@ newest_in_series() {
 	[ -n "$best" ] && echo "$best"
 	return 0
 }
+# pick_version <pinned> <series> <version>...: the pinned version when it
+# is among the versions, else the newest of its series (newest_in_series);
+# nothing if neither.
+pick_version() {
+	local pin=$1 series=$2
+	shift 2
+	if printf '%s\n' "$@" | grep -qxF -- "$pin"; then echo "$pin"; else newest_in_series "$series" "$@"; fi
+}
 # version_ge <a> <b>: version a >= version b.
 version_ge() { [ "$(printf '%s\n%s\n' "$2" "$1" | sort -V | head -n 1)" = "$2" ]; }
 # Work trees, state and results of different bases (and of a KERNEL_SRC
