@@ -160,6 +160,10 @@ PY
 
 git_q clone -q --shared --no-checkout "$repo" "$work/git" || die "git clone of the base repository failed"
 cd "$work/git" || exit 2
+# Only the directories the series touches are checked out (series_dirs):
+# git am, format-patch and b4 need no other file; get_maintainer.pl reads
+# the quilt tree, which has them all.
+series_dirs "$PATCHES" | git_q sparse-checkout set --cone --stdin || die "git sparse-checkout of the series' directories failed"
 git_q checkout -q -b series "$base_commit" || die "checkout of the base failed"
 git config user.name "$name"
 git config user.email "$email"
@@ -184,7 +188,7 @@ mapfile -t commits < <(git_q rev-list --reverse "$base_commit..series")
 rm -rf "$EXPORT_DIR"
 mkdir -p "$EXPORT_DIR"
 touch "$EXPORT_DIR/.harness-owned"
-gm=$work/git/scripts/get_maintainer.pl
+gm=$qsrc/scripts/get_maintainer.pl
 [ -f "$gm" ] || die "no scripts/get_maintainer.pl in the base tree"
 : >"$EXPORT_DIR/index.txt"
 nmails=0
@@ -205,7 +209,7 @@ for k in "${!ids[@]}"; do
 	# get_maintainer.pl names them for the patches of this mail series.
 	inmails=()
 	for ((j = f; j <= l; j++)); do inmails+=("$work/in/$(printf %04d $j).mail"); done
-	gm_run() { (cd "$work/git" && perl "$gm" --no-git --no-git-fallback --norolestats "$@" "${inmails[@]}"); }
+	gm_run() { (cd "$qsrc" && perl "$gm" --no-git --no-git-fallback --norolestats "$@" "${inmails[@]}"); }
 	to=$(gm_run --nol --nor) || die "get_maintainer.pl failed for mail series '$id'"
 	cc=$(gm_run --nom) || die "get_maintainer.pl failed for mail series '$id'"
 	addr=()

@@ -307,6 +307,17 @@ series_mails() {
 	' "$1/series"
 }
 
+# series_dirs <patches-dir>: the directories holding a file the series
+# touches (each patch's ---/+++ paths), one per line, sorted: the cone of a
+# sparse checkout in which git am of the series works (top-level files are
+# always in a cone). make export and its test check out only these: a full
+# checkout of the base is ~90,000 files (35 s here) for ~40 the series edits.
+series_dirs() {
+	series_list "$1" | while read -r p; do cat "$1/$p"; done |
+		awk '/^(---|\+\+\+) [ab]\// { f = $2; sub(/^[ab]\//, "", f); sub(/\t.*/, "", f)
+			if (f ~ /\//) { sub(/\/[^\/]*$/, "", f); print f } }' | sort -u
+}
+
 # series_checked_against <patches-dir>: the base version named on the
 # series file's "# checked-against:" line (empty if none).
 series_checked_against() {

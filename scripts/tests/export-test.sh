@@ -95,8 +95,10 @@ fi
 repo=$OUT/cache/base-git/$BASE_ID/repo.git
 v=$OUT/tests/export-am
 rm -rf "$v"
+# A sparse checkout of the directories the series touches, as make export's.
 if [ -d "$repo" ] && git clone -q --shared --no-checkout "$repo" "$v" 2>/dev/null &&
-   (cd "$v" && git -c advice.detachedHead=false checkout -q --detach "$(git -C "$repo" rev-parse refs/heads/base)" &&
+   (cd "$v" && series_dirs "$PATCHES" | git sparse-checkout set --cone --stdin &&
+    git -c advice.detachedHead=false checkout -q --detach "$(git -C "$repo" rev-parse refs/heads/base)" &&
     git -c user.name=t -c user.email=t@example.org am -q $(ls "$dir"/[0-9][0-9]-*/series.mbox)) >"$v.log" 2>&1; then
 	got=$(git -C "$v" rev-parse 'HEAD^{tree}')
 	want=$(cat "$dir/.tree" 2>/dev/null)
