@@ -7,7 +7,7 @@
 # $RESULTS_DIR/bench.json.
 #
 # Variables: REPS (3), BENCHLIST (selftests/benchlist-qemu.txt), ONLY,
-# FRAGMENTS ("kvm-host debug": lock_stat needs the debug config), HOST_MODE
+# FRAGMENTS ("kvm-host debug lock-stat": lock_stat needs both), HOST_MODE
 # (vhe), GIC (3), SMP (4), MEM (3G), KERNEL_SRC, PATCHES, LLVM.
 # BASE_PATCHES=dir: the "base" kernel applies that series instead of none,
 # to compare two versions of a change (e.g. an earlier revision of the
@@ -18,7 +18,7 @@ S=$HARNESS_ROOT/scripts
 t_start=$(date +%s)
 
 REPS=${REPS:-3}
-export FRAGMENTS=${FRAGMENTS:-kvm-host debug}
+export FRAGMENTS=${FRAGMENTS:-kvm-host debug lock-stat}
 export HOST_MODE=${HOST_MODE:-vhe} GIC=${GIC:-3} SMP=${SMP:-4} MEM=${MEM:-3G}
 BENCHLIST=${BENCHLIST:-$HARNESS_ROOT/selftests/benchlist-qemu.txt}
 BENCH_DIR=$RESULTS_DIR/bench

@@ -5,7 +5,7 @@
 #     fixtures (scripts/tests/unit), its behaviour on bad input and its
 #     failure paths (scripts/tests/harness-tests.sh).
 #  2. The run list under QEMU (runs below): the debug config (lockdep,
-#     lock_stat, atomic-sleep checks), whose console must be free of splats,
+#     atomic-sleep checks), whose console must be free of splats,
 #     and the production config (kvm-host), on VHE and nVHE hosts.
 # Every selftest of every run counts as one test, and each run's boot and
 # console scan as one more.
