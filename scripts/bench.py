@@ -137,6 +137,8 @@ TEXT_METRICS = [
     (re.compile(r"LPIs taken by the guest: (\d+)"), "LPIs taken by the guest", "tally", "LPIs", int),
     (re.compile(r"MOVI commands during the run: (\d+)"), "MOVI commands during the run", "tally", "commands",
      int),
+    (re.compile(r"MSIs that missed the ITS translation cache: (\d+)"), "MSIs that missed the ITS translation cache",
+     "count", "MSIs", int),
 ]
 
 

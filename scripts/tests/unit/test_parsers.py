@@ -61,11 +61,14 @@ class StructuredMetricTest(unittest.TestCase):
                  '"kind":"rate","better":"higher","value":812.5}',
                  '[l2] {"metric":"WFE wait mean","params":{},"unit":"us","kind":"latency",'
                  '"better":"lower","value":3.25}',
-                 '{"benchmark":"exit-loop","per_vcpu":1}', "Rate: 40000.0 LPIs/sec", "noise"]
+                 '{"benchmark":"exit-loop","per_vcpu":1}', "Rate: 40000.0 LPIs/sec",
+                 "MOVI commands during the run: 812", "MSIs that missed the ITS translation cache: 20", "noise"]
         self.assertEqual(bench.metrics_from_output(lines), [
             ("fork+exec rate in the L2 guest", "rate", "execs/s", 812.5),
             ("WFE wait mean", "latency", "us", 3.25),
-            ("LPI injection rate", "rate", "LPIs/s", 40000.0)])
+            ("LPI injection rate", "rate", "LPIs/s", 40000.0),
+            ("MOVI commands during the run", "tally", "commands", 812),
+            ("MSIs that missed the ITS translation cache", "count", "MSIs", 20)])
         self.assertEqual(bench.better("latency", "WFE wait mean"), "lower")
 
     def test_declared_direction_wins(self):
