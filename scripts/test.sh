@@ -16,7 +16,7 @@
 #  4. make check on the real series (one test per patch; x86_64 for the
 #     final state only unless CHECK_X86=all; no clang build unless
 #     CHECK_CLANG=1: it is make check's default, not make test's; each state
-#     builds only the series' directories, CHECK_BUILD=dirs, unless FULL=1),
+#     builds only the series' objects, CHECK_BUILD=objs, unless FULL=1),
 #     make check on fixture series it must reject (scripts/tests/check-tests.sh)
 #     and make export with a test identity (scripts/tests/export-test.sh).
 #
@@ -28,8 +28,8 @@
 # 2-core CI machine can do in its budget from an empty ccache (README, "make
 # test"): on mainline, the primary series, one kernel build, the debug one
 # (lockdep etc. + the KUnit suites at boot), serves the VHE run with the
-# nested tests (debug) and the mutants; make check builds the series'
-# directories per patch; the 6.12 backport boots and runs the run list (vhe,
+# nested tests (debug) and the mutants; make check builds the objects of the
+# series' .c files per patch; the 6.12 backport boots and runs the run list (vhe,
 # with the nested tests, the production config), and make check's fixture
 # series run on it (they are written against 6.12's files). FULL=1: every
 # run on both bases: on mainline also the production-config runs (vhe,
@@ -53,7 +53,7 @@ full_runs="mainline:vhe mainline:debug mainline:mutants mainline:check mainline:
 # minute warm. TEST_MUTANTS="" runs none; FULL=1 runs all.
 test_mutants=${TEST_MUTANTS-pending-fast-path-lies cache-ignores-lpis-disabled pv-never-set}
 [ "${FULL:-0}" = 1 ] && test_mutants=${TEST_MUTANTS-}
-check_build=${CHECK_BUILD:-dirs}
+check_build=${CHECK_BUILD:-objs}
 [ "${FULL:-0}" = 1 ] && check_build=${CHECK_BUILD:-full}
 if [ "${FULL:-0}" = 1 ]; then runs=${TEST_RUNS:-$full_runs}; else runs=${TEST_RUNS:-$default_runs}; fi
 # Every entry is checked before the first run: a typo must not cost the
