@@ -28,13 +28,14 @@ help:
 	@echo "           REPS BENCHLIST BASE_PATCHES (bench) MUTANTS MUTANTS_DIR (mutants) CHECK_X86 CHECK_CLANG CHECK_BUILD (check) FULL TEST_RUNS TEST_MUTANTS (test)"
 	@echo "           RESULTS EXPORT_PREFIX EXPORT_VERSION EXPORT_DIR (export)"
 	@echo "           BASE_DEB BASE_DEB_SHA256 (a host without network) BASE_APT_SUITE BASE_APT_KEYRING (a mirror) KIT=1 (deps: the hardware kit's packages)"
+	@echo "           DRY_RUN=1 (run, hw-run, hw-bench, hw-pv-ab: check the inputs and print the command, run nothing; refused elsewhere)"
 	@echo "           HW_RUN_ONLY HW_SKIPLISTS HW_BENCH_ONLY HW_REPS HW_STEPS HW_WATCHDOG HW_DISK_SIZE (hw-emulated)"
 
 deps:
 	@scripts/deps.sh
 
 run:
-	@scripts/run.sh
+	@scripts/run.sh $(if $(filter 1,$(DRY_RUN)),--dry-run)
 
 test:
 	@scripts/test.sh
@@ -58,13 +59,13 @@ bench:
 	@scripts/bench.sh
 
 hw-run:
-	@scripts/hw-run.sh
+	@scripts/hw-run.sh $(if $(filter 1,$(DRY_RUN)),--dry-run)
 
 hw-bench:
-	@scripts/hw-bench.sh
+	@scripts/hw-bench.sh $(if $(filter 1,$(DRY_RUN)),--dry-run)
 
 hw-pv-ab:
-	@scripts/hw-pv-ab.sh $(if $(DRY_RUN),--dry-run)
+	@scripts/hw-pv-ab.sh $(if $(filter 1,$(DRY_RUN)),--dry-run)
 
 hw-emulated:
 	@scripts/hw-emulated.sh

@@ -126,6 +126,14 @@ input_cases() {
 		env SKIPLISTS=/nonexistent/skip.txt "$S"/run.sh
 	EXPECT_TIMEOUT=30 expect early-fragment 2 "config fragment 'nosuch' not found" -- env FRAGMENTS="kvm-host nosuch" "$S"/run.sh
 	EXPECT_TIMEOUT=30 expect unsafe-run-name 2 "RUN_NAME='..' is not a plain name" -- env RUN_NAME=.. "$S"/run.sh
+	# Guessed dry runs and help flags are refused, never run for real.
+	EXPECT_TIMEOUT=30 expect run-unknown-arg 2 "run.sh: unknown argument\(s\) '--dryrun'" -- "$S"/run.sh --dryrun
+	EXPECT_TIMEOUT=30 expect check-arg 2 "check.sh takes no arguments \('--help'\)" -- "$S"/check.sh --help
+	EXPECT_TIMEOUT=30 expect test-dry-run 2 'DRY_RUN=1: this command has no dry run' -- \
+		make -s -C "$HARNESS_ROOT" test DRY_RUN=1
+	EXPECT_TIMEOUT=30 expect hw-pv-ab-dry-run-value 2 'DRY_RUN=yes: use DRY_RUN=1' -- \
+		make -s -C "$HARNESS_ROOT" hw-pv-ab DRY_RUN=yes
+	EXPECT_TIMEOUT=30 expect_ok run-dry-run 'make run FRAGMENTS=' -- make -s -C "$HARNESS_ROOT" run DRY_RUN=1
 
 	# A child started with another BASE (make test runs both bases from
 	# one process) takes its own base's series, not its parent's default.
