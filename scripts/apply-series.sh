@@ -24,7 +24,7 @@ phase_start apply
 need_tools quilt patch rsync
 
 VARIANT=${VARIANT:-patched}
-PATCHES=$(cd "$PATCHES" 2>/dev/null && pwd) || die "PATCHES=$PATCHES does not exist"
+resolve_patches
 [ -f "$PATCHES/series" ] || die "$PATCHES/series not found" "create it (an empty series is valid)"
 
 work=$WORK/$VARIANT

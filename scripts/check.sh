@@ -51,7 +51,7 @@ CHECK_CLANG=${CHECK_CLANG:-1}
 CHECK_BUILD=${CHECK_BUILD:-full}
 case "$CHECK_X86" in all|final|none) ;; *) die "CHECK_X86=$CHECK_X86" "use all, final or none" ;; esac
 case "$CHECK_BUILD" in full|dirs|objs) ;; *) die "CHECK_BUILD=$CHECK_BUILD" "use full (whole kernel per state), dirs (the series' directories) or objs (the series' objects)" ;; esac
-PATCHES=$(cd "$PATCHES" 2>/dev/null && pwd) || die "PATCHES=$PATCHES does not exist"
+resolve_patches
 [ -f "$PATCHES/series" ] || die "$PATCHES/series not found"
 export VARIANT PATCHES
 

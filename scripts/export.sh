@@ -32,7 +32,7 @@ lock_out
 S=$HARNESS_ROOT/scripts
 need_tools git python3
 
-PATCHES=$(cd "$PATCHES" 2>/dev/null && pwd) || die "PATCHES=$PATCHES does not exist"
+resolve_patches
 # Relative paths are relative to where make export was started: resolved
 # now, before any cd.
 EXPORT_DIR=$(abspath "${EXPORT_DIR:-$OUT/export}")

@@ -568,6 +568,16 @@ abspath() {
 	case "$1" in /*) echo "$1" ;; *) echo "$PWD/$1" ;; esac
 }
 
+# resolve_patches: PATCHES made absolute, or a harness error that names the
+# value given (the old "PATCHES=$(cd ...) || die PATCHES=$PATCHES" of four
+# scripts printed it empty).
+resolve_patches() {
+	local p
+	p=$(cd "$PATCHES" 2>/dev/null && pwd) ||
+		die "PATCHES=$PATCHES does not exist" "name a series directory (patches/<base>, the default)"
+	PATCHES=$p
+}
+
 # safe_rm_target <VAR> <path>: refuse (exit 2) a directory the harness would
 # rm -rf when it is not clearly its own: /, $HOME, the project, OUT or any
 # directory above them, or an existing non-empty directory without the

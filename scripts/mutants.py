@@ -109,7 +109,7 @@ def cmd_list(a):
         out.append((f, name, " ".join(st) or "-", " ".join(ku) or "-"))
     for n in only:
         if n not in names:
-            raise MutantError(f"ONLY: no mutant '{n}' in {a.dir}")
+            raise MutantError(f"MUTANTS: no mutant '{n}' in {a.dir}")
     for row in out:
         if not only or row[1] in only:
             print("\t".join(row))

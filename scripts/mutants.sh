@@ -39,7 +39,7 @@ KLIST=$HARNESS_ROOT/selftests/kunit.txt
 # the run list and the KUnit list), the names asked for.
 validate_machine_inputs
 [ -d "$MUTANTS_DIR" ] || die "MUTANTS_DIR=$MUTANTS_DIR does not exist" "no mutants for BASE=$BASE yet"
-PATCHES=$(cd "$PATCHES" 2>/dev/null && pwd) || die "PATCHES=$PATCHES does not exist"
+resolve_patches
 plan=$(python3 "$S"/mutants.py list "$MUTANTS_DIR" --runlist "$RUNLIST" --kunit "$KLIST" \
 	--only "${MUTANTS:-}") || die "mutant list rejected" "fix the mutant named above"
 lock_out

@@ -73,7 +73,7 @@ class MutantsTest(unittest.TestCase):
         self.write("001-keeps-cache.patch", GOOD)
         p = self.list("--only", "nosuch")
         self.assertEqual(p.returncode, 2)
-        self.assertIn("ONLY: no mutant 'nosuch'", p.stderr)
+        self.assertIn("MUTANTS: no mutant 'nosuch'", p.stderr)
 
     def test_verdicts(self):
         s = {"tests": {"vgic_its_move": "fail", "pv_preempted": "pass", "l2-pv-guest": "skip"}}
