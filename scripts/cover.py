@@ -6,7 +6,11 @@
 
 The template is the cover letter: first line the subject, then the body.
 Lines at its top that start with "#" are for the template only and are
-dropped; "# benchmarks: NAME..." there limits @RESULTS@ to those benchmarks.
+dropped; "# benchmarks: NAME..." there limits @RESULTS@ to those benchmarks,
+"# kinds: KIND..." to those kinds of metric (count, tally, rate, latency)
+and "# metrics: TEXT, TEXT" to the metrics whose name contains one of the
+comma-separated TEXTs (a cover shows the figures its patches are about,
+not everything the benchmark measured).
 Placeholders: @BASE@ (the base the series applies to), @RESULTS@ (the
 base-vs-patched tables of the results files: several files, newest first,
 a benchmark shown from the newest file that has it; each block names the
@@ -34,7 +38,9 @@ def split_template(text):
     while lines and lines[0].startswith("#"):
         key, sep, val = lines.pop(0)[1:].partition(":")
         if sep:
-            directives[key.strip()] = val.split()
+            key = key.strip()
+            directives[key] = ([t.strip() for t in val.split(",") if t.strip()]
+                               if key == "metrics" else val.split())
     return directives, "\n".join(lines)
 
 
@@ -42,7 +48,14 @@ def newest_first(docs):
     return sorted(docs, key=lambda d: d.get("metadata", {}).get("date", ""), reverse=True)
 
 
-def results_text(groups, wanted=None):
+def selected(r, wanted, kinds, metrics):
+    """Whether a cover's directives keep result r."""
+    return ((wanted is None or r["benchmark"] in wanted)
+            and (kinds is None or r.get("kind") in kinds)
+            and (metrics is None or any(m in r["metric"] for m in metrics)))
+
+
+def results_text(groups, wanted=None, kinds=None, metrics=None):
     """groups: lists of results documents, in order of preference. Within
     a group each (benchmark, metric) comes from the newest document that
     has it: the counts of one list and the rates of another list with the
@@ -53,7 +66,7 @@ def results_text(groups, wanted=None):
     for g in groups:
         shown = set()
         for doc in newest_first(g):
-            lines += doc_text(doc, wanted, earlier, shown, lines)
+            lines += doc_text(doc, (wanted, kinds, metrics), earlier, shown, lines)
         earlier |= {b for b, _ in shown}
     return "\n".join(lines)
 
@@ -76,21 +89,22 @@ def run_lines(md, base):
     """Command, date, base and machine of a results document."""
     return [f"Command: {md.get('reproduce', '?')}",
             f"Date: {md.get('date', '?')}; kernel base: {base.get('origin', '?')}; "
-            f"series: {md.get('series', {}).get('patches', '?')} patches",
+            f"measured with the series at {md.get('series', {}).get('patches', '?')} patches",
             f"Machine: {md.get('platform', '?')}, {md.get('host_mode', '?')} host, "
             f"GICv{md.get('gic', '?')}, {md.get('smp', '?')} CPUs; "
             f"config {' + '.join(md.get('config', {}).get('fragments', []))}"]
 
 
-def doc_text(doc, wanted, earlier, shown, previous):
+def doc_text(doc, select, earlier, shown, previous):
     """The lines of one document's block (none if it adds nothing); marks
-    what it shows in shown as (benchmark, metric)."""
+    what it shows in shown as (benchmark, metric). select: the cover's
+    (benchmarks, kinds, metrics) filters, None for no filter."""
     lines = []
     md = doc.get("metadata", {})
     results = [r for r in doc.get("results", [])
                if r["benchmark"] not in earlier and (r["benchmark"], r["metric"]) not in shown
                and "aggregate" not in r["metric"]
-               and (wanted is None or r["benchmark"] in wanted)]
+               and selected(r, *select)]
     if not results:
         return lines
     if previous:
@@ -102,8 +116,13 @@ def doc_text(doc, wanted, earlier, shown, previous):
     lines.append("Base and patched kernels built the same way and booted alternately:")
     lines.append(f"  {', '.join(doc.get('order', []))}.")
     lines.append("Medians of the repetitions with [min-max]; ratio = patched / base.")
-    lines.append("Counts come from /proc/lock_stat and do not depend on emulation speed;")
-    lines.append("rates and latencies measured under TCG are indicative only.")
+    if any(r.get("kind") in ("rate", "latency") for r in results):
+        lines.append("Counts come from /proc/lock_stat and do not depend on emulation speed;")
+        lines.append("rates and latencies measured under TCG are indicative only.")
+    else:
+        lines.append("Counts only (lock_stat, tallies of the run): they do not depend on")
+        lines.append("emulation speed. Rates and latencies measured under TCG say nothing")
+        lines.append("about hardware and are left out.")
     for head, r in grouped(results, shown, lambda r: f"{r['benchmark']}:"):
         lines += head
         unit = r.get("unit") or ""
@@ -153,10 +172,14 @@ def main(argv):
             else:
                 groups[-1].append(json.load(open(p)))
         wanted = set(directives["benchmarks"]) if "benchmarks" in directives else None
-        res = results_text(groups, wanted)
+        kinds = set(directives["kinds"]) if "kinds" in directives else None
+        metrics = directives.get("metrics")
+        res = results_text(groups, wanted, kinds, metrics)
         if not res:
             sys.exit(f"{tmpl}: @RESULTS@ but no results file has "
                      + (f"any of {' '.join(sorted(wanted))}" if wanted else "results")
+                     + (f" with kind {' '.join(sorted(kinds))}" if kinds else "")
+                     + (f" and a metric named {', '.join(metrics)}" if metrics else "")
                      + f" ({' '.join(p for p in paths if p != '--') or 'none given'}); run make bench or set RESULTS=")
         body = body.replace("@RESULTS@", res)
     body = body.replace("@BASE@", base)

@@ -258,6 +258,35 @@ class BenchABTest(unittest.TestCase):
         self.assertIn("irqfd:", out)
         self.assertNotIn("misses", out)
 
+    def test_cover_letter_kinds_and_metrics(self):
+        """A cover's "# kinds:" and "# metrics:" lines keep only those
+        results: the genirq cover shows the irq_desc counts, not the TCG
+        rates or another patch's lock of the same benchmark."""
+        res = [{"benchmark": "loop", "metric": m, "kind": k, "unit": "",
+                "base_median": 10, "base_min": 10, "base_max": 10,
+                "patched_median": 1, "patched_min": 1, "patched_max": 1, "ratio": 0.1}
+               for m, k in (("irq_desc acquisitions", "count"), ("ap_list acquisitions", "count"),
+                            ("irq_desc exits/s", "rate"))]
+        path = os.path.join(self.tmp, "b.json")
+        with open(path, "w") as f:
+            json.dump({"metadata": {"date": "2026-12-01"}, "order": [], "results": res}, f)
+        tmpl = os.path.join(self.tmp, "cover.tmpl")
+        with open(tmpl, "w") as f:
+            f.write("# kinds: count\n# metrics: irq_desc, nothing else\nSubject\n\n@RESULTS@\n")
+        c = subprocess.run([sys.executable, os.path.join(SCRIPTS, "cover.py"), tmpl, "base", path],
+                           capture_output=True, text=True)
+        self.assertEqual(c.returncode, 0, c.stderr)
+        self.assertIn("irq_desc acquisitions", c.stdout)
+        self.assertNotIn("ap_list", c.stdout)
+        self.assertNotIn("exits/s", c.stdout)
+        self.assertIn("left out", c.stdout)
+        with open(tmpl, "w") as f:
+            f.write("# kinds: latency\nSubject\n\n@RESULTS@\n")
+        c = subprocess.run([sys.executable, os.path.join(SCRIPTS, "cover.py"), tmpl, "base", path],
+                           capture_output=True, text=True)
+        self.assertNotEqual(c.returncode, 0)
+        self.assertIn("with kind latency", c.stderr)
+
     def test_no_pair_is_an_error(self):
         raw = os.path.join(self.tmp, "raw", "patched-1")
         os.makedirs(raw)
