@@ -9,7 +9,7 @@
 help:
 	@echo "make run      build base tree + patches/<base>/series, boot under QEMU, run the KVM selftests"
 	@echo "make test     the project's tests (harness, run lists on both bases; FULL=1: every run on both)"
-	@echo "make harness-test  the harness's own unit and input tests, no kernel build (seconds)"
+	@echo "make harness-test  the harness's own unit tests, lint gate (shellcheck, pyflakes) and input tests, no kernel build"
 	@echo "make kunit    the KUnit suites of selftests/kunit.txt with kunit.py run (arm64, QEMU)"
 	@echo "make mutants  each mutant kernel (series + one deliberate bug) must fail the tests its header names"
 	@echo "make check    per-patch gates: apply, checkpatch, bisect builds (arm64, x86_64), sparse, W=1, kernel-doc, clang"
@@ -41,7 +41,7 @@ test:
 	@scripts/test.sh
 
 harness-test:
-	@scripts/tests/unit.sh && scripts/tests/harness-tests.sh input
+	@scripts/tests/unit.sh && scripts/tests/lint.sh && scripts/tests/harness-tests.sh input
 
 kunit:
 	@scripts/kunit.sh

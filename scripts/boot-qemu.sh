@@ -58,6 +58,8 @@ case "$GIC" in
 esac
 
 cmdline="console=ttyAMA0 panic=-1 oops=panic${DISK:+ root=/dev/vda rw rootwait}${mode_args:+ $mode_args}${APPEND:+ $APPEND}"
+# QEMU's option values hold commas (SC2054 reads them as array separators).
+# shellcheck disable=SC2054
 if [ -n "$DISK" ]; then
 	root_args=(-drive "file=${DISK//,/,,},format=raw,if=none,id=root" -device virtio-blk-device,drive=root)
 else
@@ -65,6 +67,7 @@ else
 fi
 console=$RUN_DIR/console.log
 tap=$RUN_DIR/tap.txt
+# shellcheck disable=SC2054
 qemu_cmd=(
 	"$QEMU" -M "$machine" -cpu max,pauth-impdef=on -accel tcg,thread=multi
 	-smp "$SMP" -m "$MEM" -nic none -nographic -no-reboot
@@ -141,7 +144,7 @@ done_marker=$(tr -d '\r' <"$tap" | grep -c '^# harness: done' || true)
 last=$(tr -d '\r' <"$tap" | grep -E '^# harness: run ' | tail -n 1 | sed 's/^# harness: run //')
 if [ -z "$result" ]; then
 	if [ -n "$panic" ]; then result=panic
-	elif [ "$done_marker" -gt 0 ]; then result=done
+	elif [ "$done_marker" -gt 0 ]; then result="done"
 	elif [ "$qrc" -ne 0 ] && [ -z "$up" ]; then result=qemu-error
 	else result=stopped
 	fi

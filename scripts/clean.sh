@@ -35,7 +35,10 @@ done
 # The harness's own: marked .harness-owned when the harness made it (lock_out),
 # or (an OUT of an older harness) holding nothing but what the harness makes.
 if [ ! -e "$r/.harness-owned" ]; then
-	foreign=$(ls -A "$r" | grep -vxE 'cache|check|export|logs|results|state|tests|work|\.lock|\.lock\.owner' | head -n 3 | tr '\n' ' ')
+	foreign=$(for e in "$r"/* "$r"/.[!.]* "$r"/..?*; do
+		[ -e "$e" ] || [ -L "$e" ] || continue
+		case "${e##*/}" in cache|check|export|logs|results|state|tests|work|.lock|.lock.owner) ;; *) echo "${e##*/}" ;; esac
+	done | head -n 3 | tr '\n' ' ')
 	[ -z "$foreign" ] || die "OUT=$OUT ($r) holds what the harness did not make (${foreign% }) and no .harness-owned: refusing to remove anything" \
 		"remove it yourself, or point OUT at the harness's output directory"
 fi

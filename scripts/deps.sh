@@ -22,7 +22,7 @@ PACKAGES=(
 	make gcc libc6-dev bc bison flex libssl-dev libelf-dev cpio rsync xz-utils
 	perl python3 quilt ccache kmod binutils debian-archive-keyring
 	gcc-aarch64-linux-gnu busybox-static:arm64
-	dpkg-dev gpg
+	dpkg-dev gpg shellcheck pyflakes3
 )
 KIT_PACKAGES=(
 	make gcc libc6-dev ccache rsync xz-utils perl python3 quilt patch git kmod procps

@@ -37,6 +37,14 @@ resolve_patches
 # now, before any cd.
 EXPORT_DIR=$(abspath "${EXPORT_DIR:-$OUT/export}")
 safe_rm_target EXPORT_DIR "$EXPORT_DIR"
+# The numbered mails of a mail series' directory, in order, one per line
+# (its cover letter, which git am would stop on, left out).
+numbered_mails() {
+	local p
+	for p in "$1"/*.patch; do
+		case "$p" in *cover-letter.patch) ;; *) printf '%s\n' "$p" ;; esac
+	done
+}
 tmpl=${COVER_TEMPLATE:-$PATCHES/cover-letter.tmpl}
 [ -f "$tmpl" ] || tmpl=$HARNESS_ROOT/patches/cover-letter.tmpl
 tmpl=$(abspath "$tmpl")
@@ -223,8 +231,8 @@ for k in "${!ids[@]}"; do
 	# series.mbox: the patches, for git am (which stops on the cover
 	# letter's empty diff); thread.mbox: cover letter and patches, the
 	# thread as the list will have it, for b4 am.
-	ls "$dir"/*.patch | grep -v 'cover-letter\.patch$' | xargs cat >"$dir/series.mbox"
-	ls "$dir"/*.patch | xargs cat >"$dir/thread.mbox"
+	numbered_mails "$dir" | xargs -d '\n' cat >"$dir/series.mbox"
+	cat "$dir"/*.patch >"$dir/thread.mbox"
 	git_q rev-parse "${commits[$((l - 1))]}^{tree}" >"$dir/.tree"
 	printf '%s\t%s\t%s\t%s\n' "$(basename "$dir")" "$n" "$(sed -n 1p "$work/description-$id")" "${dests[$k]}" >>"$EXPORT_DIR/index.txt"
 	nmails=$((nmails + n + 1))
@@ -264,7 +272,8 @@ for k in "${!ids[@]}"; do
 			[ -z "$(git status --porcelain --untracked-files=no)" ] &&
 			if [ $how = git ]; then
 				# The numbered mails, in order (series.mbox is their concatenation).
-				git_q am -q $(ls "$dir"/*.patch | grep -v 'cover-letter\.patch$') || { echo "git am of the numbered mails failed" >&2; exit 1; }
+				mapfile -t mails < <(numbered_mails "$dir")
+				git_q am -q "${mails[@]}" || { echo "git am of the numbered mails failed" >&2; exit 1; }
 			else
 				git_q am -q "$verify/b4-$id/series.mbx" || { echo "git am of b4's series.mbx failed" >&2; exit 1; }
 			fi

@@ -76,7 +76,7 @@ before=$(dmesg 2>/dev/null | wc -l) || before=0
 echo "# harness: done" >>"$RUN_DIR/tap.txt"
 # The kernel log written during the run is this run's console.
 kernel_log_since "$before" "$RUN_DIR/console.log"
-BOOT_RESULT=done KERNEL_CMDLINE=$(cat /proc/cmdline)
+BOOT_RESULT="done" KERNEL_CMDLINE=$(cat /proc/cmdline)
 write_env "$RUN_DIR/boot.env" BOOT_RESULT KERNEL_CMDLINE
 repro="make hw-run${BASE:+ BASE=$BASE}"
 [ "$RUNLIST" != "$HARNESS_ROOT/selftests/runlist-hw.txt" ] && repro="$repro RUNLIST=$RUNLIST"

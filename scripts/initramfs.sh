@@ -97,7 +97,7 @@ if [ "${L2:-0}" = 1 ]; then
 	stage_cp "$OUT/work/bench-bin/pv-guest" "$l2/pv-guest"
 	pack_cpio "$l2" "$stage/l2/guest.cpio"
 	rm -rf "$l2"
-	info "nested kit: Debian QEMU $(cat "$vmm/.qemu-version"), L2 kernel(s) $(ls "$stage/l2" | grep -c '^Image'), L2 initramfs $(du -k "$stage/l2/guest.cpio" | cut -f1) KB"
+	info "nested kit: Debian QEMU $(cat "$vmm/.qemu-version"), L2 kernel(s) $(find "$stage/l2" -maxdepth 1 -name 'Image*' | wc -l), L2 initramfs $(du -k "$stage/l2/guest.cpio" | cut -f1) KB"
 fi
 # The kernel's runner tests for [ -x /usr/bin/timeout ]; busybox provides the rest.
 pack_cpio "$stage" "$initrd"

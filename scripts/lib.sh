@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 # Shared helpers for the harness scripts. Source it; do not run it.
 #
 # Every phase prints exactly one status line when it ends:
@@ -474,7 +475,7 @@ default_skiplists() {
 	else ver=$(series_checked_against "$PATCHES" | cut -d. -f1,2); fi
 	for f in "skip-$platform.txt" ${mode:+"skip-$platform-$mode.txt"} \
 		 ${gic:+"skip-$platform-gicv$gic.txt"} ${ver:+"skip-base-$ver.txt"} ${ver:+"skip-$platform-base-$ver.txt"} \
-		 $(for f in ${FRAGMENTS:-}; do case "$f" in */*) ;; *) echo "skip-$platform-${f%.config}.txt" ;; esac; done); do
+		 $(for x in ${FRAGMENTS:-}; do case "$x" in */*) ;; *) echo "skip-$platform-${x%.config}.txt" ;; esac; done); do
 		[ -f "$HARNESS_ROOT/selftests/$f" ] && echo "$HARNESS_ROOT/selftests/$f"
 	done
 	return 0

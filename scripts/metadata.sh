@@ -20,20 +20,27 @@ project_rev=$(git -C "$HARNESS_ROOT" rev-parse --short=12 HEAD 2>/dev/null || ec
 hw=
 [ "${PLATFORM:-qemu-tcg}" = hardware ] && hw=1
 sha_or_empty() { [ -f "$1" ] && sha256_file "$1"; return 0; }
-qemu_version=""
-[ -z "$hw" ] && qemu_version=$("${QEMU:-qemu-system-aarch64}" --version | head -n 1)
+qemu_version="" kernel_cc=""
+# Each command on its own: inside "export X=$(...)" its failure would be lost.
+if [ -z "$hw" ]; then
+	qemu_version=$("${QEMU:-qemu-system-aarch64}" --version) || die "metadata: ${QEMU:-qemu-system-aarch64} --version failed" "make deps"
+	kernel_cc=$(kernel_cc_version) || die "metadata: the kernel compiler's --version failed" "make deps"
+fi
+selftest_cc=$("${USER_CROSS}gcc" --version) || die "metadata: ${USER_CROSS}gcc --version failed" "make deps"
+config_hash=$(sha_or_empty "$BUILD_DIR/.config")
+image_sha256=$(sha_or_empty "$BUILD_DIR/arch/arm64/boot/Image")
+qemu_version=${qemu_version%%$'\n'*} kernel_cc=${kernel_cc%%$'\n'*} selftest_cc=${selftest_cc%%$'\n'*}
 export M_RUN=$2 M_RUN_ID=${RUN_ID:-} M_L2=${L2:-0} M_L2_IMAGES=${L2_IMAGES:-} M_BASE_NAME=$BASE \
 	M_SKIPLISTS="${SKIPLISTS-<default>}" M_BOOT_TIMEOUT=${BOOT_TIMEOUT:-300} M_WATCHDOG=${WATCHDOG:-} \
 	M_REPRO="$3 (project $project_rev)" M_PROJECT_REV=$project_rev \
 	M_BASE_VERSION=$BASE_VERSION M_BASE_ORIGIN=$BASE_ORIGIN M_BASE_SHA256=$BASE_SHA256 \
 	M_BASE_KIND=$BASE_KIND M_BASE_PKG=$BASE_PKG_VERSION M_SERIES_HASH=$APPLIED_SERIES_HASH \
 	M_BASE_PINNED=${BASE_PKG_PINNED:-} M_BASE_PIN_NOTE=${BASE_PIN_NOTE:-} M_L2_VMM=$L2_VMM_VERSION \
-	M_SERIES_COUNT=$APPLIED_COUNT M_CONFIG_HASH=$(sha_or_empty "$BUILD_DIR/.config") \
-	M_FRAGMENTS=${FRAGMENTS:-} M_CC="$([ -z "$hw" ] && kernel_cc_version)" \
-	M_SELFTEST_CC="$("${USER_CROSS}gcc" --version | head -n 1)" \
+	M_SERIES_COUNT=$APPLIED_COUNT M_CONFIG_HASH=$config_hash \
+	M_FRAGMENTS=${FRAGMENTS:-} M_CC=$kernel_cc M_SELFTEST_CC=$selftest_cc \
 	M_QEMU=$qemu_version M_HOST_MODE=${HOST_MODE:-} M_GIC=${GIC:-} \
 	M_SMP=${SMP:-} M_MEM=${MEM:-} M_RUNLIST=${RUNLIST#"$HARNESS_ROOT"/} M_PLATFORM=${PLATFORM:-qemu-tcg} \
-	M_IMAGE_SHA256=$(sha_or_empty "$BUILD_DIR/arch/arm64/boot/Image")
+	M_IMAGE_SHA256=$image_sha256
 python3 - "$1" <<'PY'
 import json, os, sys, datetime
 e = os.environ

@@ -61,7 +61,7 @@ if [ "${FULL:-0}" = 1 ]; then runs=${TEST_RUNS:-$full_runs}; else runs=${TEST_RU
 for br in $runs; do
 	case "$br" in *:*) b=${br%%:*} r=${br#*:} ;; *) b=$BASE r=$br ;; esac
 	case " $BASES " in *" $b "*) ;; *) die "TEST_RUNS: '$br': unknown base '$b'" "bases: $BASES" ;; esac
-	case " vhe nvhe debug debug-nvhe check check-tests export kunit mutants " in *" $r "*) ;; *)
+	case "$r" in vhe|nvhe|debug|debug-nvhe|check|check-tests|export|kunit|mutants) ;; *)
 		die "TEST_RUNS: '$br': unknown run '$r'" "runs: vhe nvhe debug debug-nvhe check check-tests export kunit mutants" ;;
 	esac
 done
@@ -101,6 +101,8 @@ need_disk "${TEST_DISK_GB:-12}" || { echo 2 >"$OUT/tests/exit-status"; echo "0 p
 phase_done deps
 "$S"/tests/unit.sh
 phase_done harness-unit
+"$S"/tests/lint.sh || true
+phase_done harness-lint
 "$S"/tests/harness-tests.sh input
 phase_done "harness-input"
 

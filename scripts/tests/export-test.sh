@@ -72,7 +72,7 @@ for id in $ids; do
 	j=0
 	for p in "${mine[@]}"; do
 		j=$((j + 1)) n=$((n + 1))
-		m=$(ls "$md"/$(printf %04d $j)-*.patch 2>/dev/null)
+		m=$(find "$md" -maxdepth 1 -name "$(printf %04d "$j")-*.patch" | head -n 1)
 		[ -f "$m" ] || { problems+=("$id: no mail $j"); continue; }
 		subj=$(subject_of "$m")
 		orig=$(subject_of "$PATCHES/$p" | sed 's/^\[[^]]*\] //')
@@ -99,7 +99,7 @@ rm -rf "$v"
 if [ -d "$repo" ] && git clone -q --shared --no-checkout "$repo" "$v" 2>/dev/null &&
    (cd "$v" && series_dirs "$PATCHES" | git sparse-checkout set --cone --stdin &&
     git -c advice.detachedHead=false checkout -q --detach "$(git -C "$repo" rev-parse refs/heads/base)" &&
-    git -c user.name=t -c user.email=t@example.org am -q $(ls "$dir"/[0-9][0-9]-*/series.mbox)) >"$v.log" 2>&1; then
+    git -c user.name=t -c user.email=t@example.org am -q "$dir"/[0-9][0-9]-*/series.mbox) >"$v.log" 2>&1; then
 	got=$(git -C "$v" rev-parse 'HEAD^{tree}')
 	want=$(cat "$dir/.tree" 2>/dev/null)
 	count=$(git -C "$v" rev-list --count "$(git -C "$repo" rev-parse refs/heads/base)..HEAD")
