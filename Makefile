@@ -4,6 +4,18 @@
 # scripts from the environment and documented in Documentation/harness.rst.
 # Exit status of every target: 0 pass, 1 test failure, 2 harness error.
 
+# A variable given on the command line that no target reads is refused: a
+# typo would otherwise be ignored, and make's own ARCH= or V= would reach
+# the kernel builds. scripts/params.tsv is the list (make help prints it).
+PARAMS := $(shell python3 $(CURDIR)/scripts/help.py --names)
+ifeq ($(PARAMS),)
+$(error scripts/help.py --names printed nothing: is python3 installed? (apt-get install python3))
+endif
+UNKNOWN_VARS := $(filter-out $(PARAMS),$(foreach v,$(.VARIABLES),$(if $(filter command line,$(origin $(v))),$(v))))
+ifneq ($(UNKNOWN_VARS),)
+$(error unknown variable(s) on the command line: $(UNKNOWN_VARS) -- make help lists the ones the targets read (scripts/params.tsv))
+endif
+
 .PHONY: help deps run test harness-test kunit mutants check export bench hw-run hw-bench hw-pv-ab hw-emulated clean distclean
 
 help:
@@ -22,14 +34,7 @@ help:
 	@echo "make deps     install missing Debian packages (as root)"
 	@echo "make clean    remove everything under OUT but the base cache (never outside OUT; not while a command uses it)"
 	@echo "make distclean  remove everything under out/, base downloads included (ccache lives outside it: ~/.cache/kvm-irq-scaling)"
-	@echo "Variables: BASE (mainline = 7.3.4, the default; 6.12) KERNEL_SRC PATCHES FRAGMENTS LLVM"
-	@echo "           HOST_MODE GIC SMP MEM APPEND"
-	@echo "           RUNLIST SKIPLISTS ONLY REPEAT RUN_NAME OUT JOBS BOOT_TIMEOUT WATCHDOG L2 L2_IMAGES"
-	@echo "           REPS BENCHLIST BASE_PATCHES (bench) MUTANTS MUTANTS_DIR (mutants) CHECK_X86 CHECK_CLANG CHECK_BUILD (check) FULL TEST_RUNS TEST_MUTANTS (test)"
-	@echo "           RESULTS EXPORT_PREFIX EXPORT_VERSION EXPORT_DIR (export)"
-	@echo "           BASE_DEB BASE_DEB_SHA256 (a host without network) BASE_APT_SUITE BASE_APT_KEYRING (a mirror) KIT=1 (deps: the hardware kit's packages)"
-	@echo "           DRY_RUN=1 (run, hw-run, hw-bench, hw-pv-ab: check the inputs and print the command, run nothing; refused elsewhere)"
-	@echo "           HW_RUN_ONLY HW_SKIPLISTS HW_BENCH_ONLY HW_REPS HW_STEPS HW_WATCHDOG HW_DISK_SIZE (hw-emulated)"
+	@python3 scripts/help.py
 
 deps:
 	@scripts/deps.sh
