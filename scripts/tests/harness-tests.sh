@@ -113,6 +113,17 @@ input_cases() {
 	# each of these must fail within seconds (EXPECT_TIMEOUT), not after a
 	# kernel build.
 
+	# make refuses a variable no target reads, in its own parse (scripts/params.tsv),
+	# and make help gives every variable of that table a line.
+	EXPECT_TIMEOUT=10 expect make-unknown-variable 2 'unknown variable\(s\) on the command line: (ARCH FRAGMENTZ|FRAGMENTZ ARCH) --' -- \
+		make -s -C "$HARNESS_ROOT" run DRY_RUN=1 ARCH=x86_64 FRAGMENTZ=debug
+	local missing="" v
+	make -s -C "$HARNESS_ROOT" help >"$LOGS/make-help.log" 2>&1
+	for v in $(python3 "$S"/help.py --names); do
+		grep -qE "^  $v +\[" "$LOGS/make-help.log" || missing="$missing $v"
+	done
+	if [ -z "$missing" ]; then result harness/make-help-variables pass "$(python3 "$S"/help.py --names | wc -w) variables, one line each"
+	else result harness/make-help-variables fail "no make help line for:$missing"; fi
 	EXPECT_TIMEOUT=30 expect bad-repeat 2 'REPEAT=0: use a whole number of runs, 1 or more' -- env REPEAT=0 "$S"/run.sh
 	EXPECT_TIMEOUT=30 expect early-only-misspelt 2 "ONLY: 'vgic_iniit' is not in" -- env ONLY=vgic_iniit "$S"/run.sh
 	EXPECT_TIMEOUT=30 expect early-smp 2 'SMP=0: use a whole number >= 1' -- env SMP=0 "$S"/run.sh
