@@ -119,10 +119,14 @@ def doc_text(doc, select, earlier, shown, previous):
     if any(r.get("kind") in ("rate", "latency") for r in results):
         lines.append("Counts come from /proc/lock_stat and do not depend on emulation speed;")
         lines.append("rates and latencies measured under TCG are indicative only.")
+    elif any(r.get("kind") == "tally" for r in results):
+        lines.append("Lock counts (lock_stat), which do not depend on emulation speed, and")
+        lines.append("tallies of the run, which do (a slower run does less in its time).")
+        lines.append("Rates and latencies measured under TCG are left out.")
     else:
-        lines.append("Counts only (lock_stat, tallies of the run): they do not depend on")
-        lines.append("emulation speed. Rates and latencies measured under TCG say nothing")
-        lines.append("about hardware and are left out.")
+        lines.append("Lock counts only (lock_stat): they do not depend on emulation speed.")
+        lines.append("Rates and latencies measured under TCG say nothing about hardware")
+        lines.append("and are left out.")
     for head, r in grouped(results, shown, lambda r: f"{r['benchmark']}:"):
         lines += head
         unit = r.get("unit") or ""
