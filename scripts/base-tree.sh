@@ -191,8 +191,10 @@ else
 	mkdir -p "$dir.tmp"
 	if [ "$kind" = debian ]; then
 		info "unpacking $(basename "$tarball")"
-		tar -C "$dir.tmp" -xf "$tarball" ||
-			die "cannot unpack $tarball" "remove it and rerun (it is fetched again)"
+		with_progress unpacking "$dir.unpack.log" tar -C "$dir.tmp" -xvf "$tarball" ||
+			die "cannot unpack $tarball (log: $dir.unpack.log)" \
+				"see the log's last lines: a full disk, or a damaged tarball (remove it and rerun: it is fetched again)"
+		rm -f "$dir.unpack.log"
 		top=$(find "$dir.tmp" -mindepth 1 -maxdepth 1 -type d | head -n 1)
 		mv "$top" "$dir.tmp/linux"
 	else

@@ -16,7 +16,7 @@ if [ -n "${LLVM:-}" ]; then need_tools clang ld.lld; else need_tools "${CROSS_CO
 log=$BUILD_DIR/build.log
 before=$(stat -c %Y "$BUILD_DIR/arch/arm64/boot/Image" 2>/dev/null || echo 0)
 info "make -j$JOBS Image headers_install (log: $log)"
-if ! make -C "$src" O="$BUILD_DIR" "${KMAKE_TOOLCHAIN[@]}" -j"$JOBS" Image headers_install >"$log" 2>&1; then
+if ! with_progress "kernel build" "$log" make -C "$src" O="$BUILD_DIR" "${KMAKE_TOOLCHAIN[@]}" -j"$JOBS" Image headers_install; then
 	show_build_errors "$log"
 	die "kernel build failed for '$VARIANT' ($(basename "$BUILD_DIR"))" "see $log"
 fi

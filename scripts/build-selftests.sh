@@ -25,9 +25,9 @@ log=$BUILD_DIR/selftests.log
 info "make TARGETS=kvm install (log: $log)"
 # The installer copies the programs again each time; a stamp on the build
 # output keeps an unchanged rebuild cheap.
-if ! make -C "$src/tools/testing/selftests" O="$BUILD_DIR" ARCH=arm64 \
+if ! with_progress "selftests build" "$log" make -C "$src/tools/testing/selftests" O="$BUILD_DIR" ARCH=arm64 \
 	CROSS_COMPILE="$cross" CC="ccache ${cross}gcc" LDFLAGS=-static \
-	TARGETS=kvm INSTALL_PATH="$install" -j"$JOBS" install >"$log" 2>&1; then
+	TARGETS=kvm INSTALL_PATH="$install" -j"$JOBS" install; then
 	show_build_errors "$log"
 	die "KVM selftests build failed for '$VARIANT'" "see $log"
 fi

@@ -9,6 +9,12 @@
 
 set -o pipefail
 
+# The harness's make command line (MAKEFLAGS: -j and its jobserver, the
+# variables given to make run and the others) must not reach the kernel and
+# selftest builds, which get their -j and variables from the harness: V=1
+# there is the harness's (with_progress), not Kbuild's.
+unset MAKEFLAGS MFLAGS MAKEOVERRIDES MAKELEVEL
+
 HARNESS_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 OUT=${OUT:-$HARNESS_ROOT/out}
 case "$OUT" in /*) ;; *) OUT=$PWD/$OUT ;; esac
@@ -399,10 +405,36 @@ show_build_errors() {
 
 # run_logged <logfile> cmd...: run a command with its output in a log; on
 # failure print the log's tail so the error is visible without opening it.
+# with_progress <what> <log> <cmd>...: <cmd>'s output goes to <log>; while
+# it runs, one line "<what>: <N>s, <L> lines of <log>" every PROGRESS_SECONDS
+# (30), so that no download, unpack or build is silent for minutes. V=1
+# shows the log on the console as it is written instead. Returns <cmd>'s
+# exit status.
+with_progress() {
+	local what=$1 log=$2 t0 ticker rc=0
+	shift 2
+	t0=$(date +%s)
+	if [ "${V:-0}" = 1 ]; then
+		"$@" 2>&1 | tee "$log"
+		return "${PIPESTATUS[0]}"
+	fi
+	(
+		while sleep "${PROGRESS_SECONDS:-30}"; do
+			kill -0 $$ 2>/dev/null || exit 0
+			info "$what: $(($(date +%s) - t0))s, $(wc -l <"$log" 2>/dev/null || echo 0) lines of $log"
+		done
+	) &
+	ticker=$!
+	"$@" >"$log" 2>&1 || rc=$?
+	kill "$ticker" 2>/dev/null || true
+	wait "$ticker" 2>/dev/null || true
+	return "$rc"
+}
+
 run_logged() {
 	local log=$1
 	shift
-	if ! "$@" >"$log" 2>&1; then
+	if ! with_progress "$(basename "$log" .log)" "$log" "$@"; then
 		echo "---- last 40 lines of $log ----" >&2
 		tail -n 40 "$log" >&2
 		echo "----" >&2

@@ -124,6 +124,20 @@ input_cases() {
 	done
 	if [ -z "$missing" ]; then result harness/make-help-variables pass "$(python3 "$S"/help.py --names | wc -w) variables, one line each"
 	else result harness/make-help-variables fail "no make help line for:$missing"; fi
+	# No long step is silent (a progress line every PROGRESS_SECONDS), and
+	# the harness's make command line does not reach the kernel builds.
+	local plog=$LOGS/progress.log
+	if bash -c '. "$1"/scripts/lib.sh; PROGRESS_SECONDS=1 with_progress probe "$2.cmd" sleep 2.6' _ "$HARNESS_ROOT" "$plog" >"$plog" 2>&1 &&
+	   [ "$(grep -c 'probe: [0-9]*s, ' "$plog")" -ge 2 ]; then
+		result harness/progress-lines pass "$(grep -c 'probe: ' "$plog") progress lines over 2.6 s at PROGRESS_SECONDS=1"
+	else
+		result harness/progress-lines fail "$(head -c 200 "$plog")"
+	fi
+	if [ "$(env MAKEFLAGS='ARCH=x86_64 V=1 -j9' MAKEOVERRIDES='ARCH=x86_64' bash -c '. "$1"/scripts/lib.sh; echo "${MAKEFLAGS-unset}${MAKEOVERRIDES-unset}"' _ "$HARNESS_ROOT")" = unsetunset ]; then
+		result harness/makeflags-not-passed pass "MAKEFLAGS and MAKEOVERRIDES unset for the builds"
+	else
+		result harness/makeflags-not-passed fail "lib.sh leaves make's command line in the environment"
+	fi
 	EXPECT_TIMEOUT=30 expect bad-repeat 2 'REPEAT=0: use a whole number of runs, 1 or more' -- env REPEAT=0 "$S"/run.sh
 	EXPECT_TIMEOUT=30 expect early-only-misspelt 2 "ONLY: 'vgic_iniit' is not in" -- env ONLY=vgic_iniit "$S"/run.sh
 	EXPECT_TIMEOUT=30 expect early-smp 2 'SMP=0: use a whole number >= 1' -- env SMP=0 "$S"/run.sh
