@@ -20,6 +20,7 @@ group of fallbacks: a benchmark comes from the first group that has it
 results file has any of its benchmarks is an error.
 """
 import json
+import re
 import sys
 
 
@@ -87,7 +88,9 @@ def grouped(results, shown, title):
 
 def run_lines(md, base):
     """Command, date, base and machine of a results document."""
-    return [f"Command: {md.get('reproduce', '?')}",
+    # The project's own revision ("(project <sha>)") means nothing to the list.
+    command = re.sub(r" \(project [^)]*\)$", "", md.get("reproduce", "?"))
+    return [f"Command: {command}",
             f"Date: {md.get('date', '?')}; kernel base: {base.get('origin', '?')}; "
             f"measured with the series at {md.get('series', {}).get('patches', '?')} patches",
             f"Machine: {md.get('platform', '?')}, {md.get('host_mode', '?')} host, "
