@@ -418,8 +418,17 @@ with_progress() {
 		"$@" 2>&1 | tee "$log"
 		return "${PIPESTATUS[0]}"
 	fi
+	# The ticker must not outlive the command: a sleep left behind would
+	# keep the OUT lock (fd 9) for up to PROGRESS_SECONDS after the
+	# script ends. So it does not hold fd 9, and takes its sleep with it.
 	(
-		while sleep "${PROGRESS_SECONDS:-30}"; do
+		exec 9>&-
+		sp=
+		trap 'kill $sp 2>/dev/null; exit 0' TERM
+		while :; do
+			sleep "${PROGRESS_SECONDS:-30}" &
+			sp=$!
+			wait "$sp"
 			kill -0 $$ 2>/dev/null || exit 0
 			info "$what: $(($(date +%s) - t0))s, $(wc -l <"$log" 2>/dev/null || echo 0) lines of $log"
 		done

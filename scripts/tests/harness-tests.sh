@@ -127,9 +127,10 @@ input_cases() {
 	# No long step is silent (a progress line every PROGRESS_SECONDS), and
 	# the harness's make command line does not reach the kernel builds.
 	local plog=$LOGS/progress.log
-	if bash -c '. "$1"/scripts/lib.sh; PROGRESS_SECONDS=1 with_progress probe "$2.cmd" sleep 2.6' _ "$HARNESS_ROOT" "$plog" >"$plog" 2>&1 &&
-	   [ "$(grep -c 'probe: [0-9]*s, ' "$plog")" -ge 2 ]; then
-		result harness/progress-lines pass "$(grep -c 'probe: ' "$plog") progress lines over 2.6 s at PROGRESS_SECONDS=1"
+	# (holding a lock as lock_out does: the ticker must not keep it afterwards)
+	if bash -c '. "$1"/scripts/lib.sh; exec 9>"$2.lock"; flock 9; PROGRESS_SECONDS=1 with_progress probe "$2.cmd" sleep 2.6' _ "$HARNESS_ROOT" "$plog" >"$plog" 2>&1 &&
+	   [ "$(grep -c 'probe: [0-9]*s, ' "$plog")" -ge 2 ] && flock -n "$plog.lock" true; then
+		result harness/progress-lines pass "$(grep -c 'probe: ' "$plog") progress lines over 2.6 s at PROGRESS_SECONDS=1, the lock free at once after"
 	else
 		result harness/progress-lines fail "$(head -c 200 "$plog")"
 	fi
