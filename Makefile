@@ -2,7 +2,9 @@
 # Entry points. Each target is wired to one script under scripts/; the
 # variables (BASE, KERNEL_SRC, HOST_MODE, FRAGMENTS, ...) are read by the
 # scripts from the environment and documented in Documentation/harness.rst.
-# Exit status of every target: 0 pass, 1 test failure, 2 harness error.
+# Exit status of every target's script: 0 pass, 1 test failure, 2 harness
+# error. make itself exits 2 for any failure, so scripts/status.sh keeps the
+# script's status in $(OUT)/status/<target> (not for distclean).
 
 # A variable given on the command line that no target reads is refused: a
 # typo would otherwise be ignored, and make's own ARCH= or V= would reach
@@ -37,46 +39,46 @@ help:
 	@python3 scripts/help.py
 
 deps:
-	@scripts/deps.sh
+	@scripts/status.sh deps scripts/deps.sh
 
 run:
-	@scripts/run.sh $(if $(filter 1,$(DRY_RUN)),--dry-run)
+	@scripts/status.sh run scripts/run.sh $(if $(filter 1,$(DRY_RUN)),--dry-run)
 
 test:
-	@scripts/test.sh
+	@scripts/status.sh test scripts/test.sh
 
 harness-test:
-	@scripts/tests/unit.sh && scripts/tests/lint.sh && scripts/tests/harness-tests.sh input
+	@scripts/status.sh harness-test bash -c 'scripts/tests/unit.sh && scripts/tests/lint.sh && scripts/tests/harness-tests.sh input'
 
 kunit:
-	@scripts/kunit.sh
+	@scripts/status.sh kunit scripts/kunit.sh
 
 mutants:
-	@scripts/mutants.sh
+	@scripts/status.sh mutants scripts/mutants.sh
 
 check:
-	@scripts/check.sh
+	@scripts/status.sh check scripts/check.sh
 
 export:
-	@scripts/export.sh
+	@scripts/status.sh export scripts/export.sh
 
 bench:
-	@scripts/bench.sh
+	@scripts/status.sh bench scripts/bench.sh
 
 hw-run:
-	@scripts/hw-run.sh $(if $(filter 1,$(DRY_RUN)),--dry-run)
+	@scripts/status.sh hw-run scripts/hw-run.sh $(if $(filter 1,$(DRY_RUN)),--dry-run)
 
 hw-bench:
-	@scripts/hw-bench.sh $(if $(filter 1,$(DRY_RUN)),--dry-run)
+	@scripts/status.sh hw-bench scripts/hw-bench.sh $(if $(filter 1,$(DRY_RUN)),--dry-run)
 
 hw-pv-ab:
-	@scripts/hw-pv-ab.sh $(if $(filter 1,$(DRY_RUN)),--dry-run)
+	@scripts/status.sh hw-pv-ab scripts/hw-pv-ab.sh $(if $(filter 1,$(DRY_RUN)),--dry-run)
 
 hw-emulated:
-	@scripts/hw-emulated.sh
+	@scripts/status.sh hw-emulated scripts/hw-emulated.sh
 
 clean:
-	@scripts/clean.sh
+	@scripts/status.sh clean scripts/clean.sh
 
 distclean:
 	@scripts/clean.sh --all

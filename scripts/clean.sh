@@ -37,7 +37,7 @@ done
 if [ ! -e "$r/.harness-owned" ]; then
 	foreign=$(for e in "$r"/* "$r"/.[!.]* "$r"/..?*; do
 		[ -e "$e" ] || [ -L "$e" ] || continue
-		case "${e##*/}" in cache|check|export|logs|results|state|tests|work|.lock|.lock.owner) ;; *) echo "${e##*/}" ;; esac
+		case "${e##*/}" in cache|check|export|logs|results|state|status|tests|work|.lock|.lock.owner) ;; *) echo "${e##*/}" ;; esac
 	done | head -n 3 | tr '\n' ' ')
 	[ -z "$foreign" ] || die "OUT=$OUT ($r) holds what the harness did not make (${foreign% }) and no .harness-owned: refusing to remove anything" \
 		"remove it yourself, or point OUT at the harness's output directory"

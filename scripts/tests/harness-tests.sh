@@ -113,6 +113,19 @@ input_cases() {
 	# each of these must fail within seconds (EXPECT_TIMEOUT), not after a
 	# kernel build.
 
+	# The script's own status survives make: out/status/<target>.
+	local st
+	st=$(mktemp -d "$LOGS/status.XXXXXX")
+	make -s -C "$HARNESS_ROOT" run DRY_RUN=1 SMP=0 OUT="$st" >"$LOGS/status-bad.log" 2>&1
+	local bad_rc=$? bad_st
+	bad_st=$(cat "$st/status/run" 2>/dev/null)
+	make -s -C "$HARNESS_ROOT" run DRY_RUN=1 OUT="$st" >"$LOGS/status-ok.log" 2>&1
+	if [ "$bad_rc" = 2 ] && [ "$bad_st" = 2 ] && [ "$(cat "$st/status/run" 2>/dev/null)" = 0 ]; then
+		result harness/make-status-file pass "make run with SMP=0: make 2, status/run 2; a good dry run: status/run 0"
+	else
+		result harness/make-status-file fail "make $bad_rc, status/run '$bad_st', then '$(cat "$st/status/run" 2>/dev/null)' (logs: $LOGS/status-*.log)"
+	fi
+	rm -rf "$st"
 	# make refuses a variable no target reads, in its own parse (scripts/params.tsv),
 	# and make help gives every variable of that table a line.
 	EXPECT_TIMEOUT=10 expect make-unknown-variable 2 'unknown variable\(s\) on the command line: (ARCH FRAGMENTZ|FRAGMENTZ ARCH) --' -- \

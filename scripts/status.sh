@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# status.sh <target> <command>...: how the Makefile runs a target's script.
+# make exits 2 whenever a recipe fails, so a CI that runs "make <target>"
+# cannot tell a test failure from a harness error by make's status alone;
+# this keeps the script's own status (0 pass, 1 test failure, 2 harness
+# error) in $OUT/status/<target> (one number), and exits with it. Not for
+# make distclean (it removes OUT). An OUT that cannot be written (read-only)
+# keeps no status file; the command has already said why.
+target=$1
+shift
+"$@"
+rc=$?
+root=$(cd "$(dirname "$0")/.." && pwd)
+out=${OUT:-$root/out}
+case "$out" in /*) ;; *) out=$PWD/$out ;; esac
+if [ -d "$out" ] && mkdir -p "$out/status" 2>/dev/null; then
+	echo "$rc" >"$out/status/$target" 2>/dev/null || true
+fi
+exit "$rc"
