@@ -678,7 +678,20 @@ validate_machine_inputs() {
 	case "${HOST_MODE:-vhe}" in vhe|nvhe) ;; *) die "HOST_MODE=$HOST_MODE: use vhe or nvhe" ;; esac
 	case "${GIC:-3}" in 2|3) ;; *) die "GIC=$GIC: use 3 (GICv3+ITS) or 2" ;; esac
 	check_uint SMP "${SMP:-2}" 1
+	# QEMU's virt machine takes at most 8 CPUs with a GICv2 (its GIC has
+	# no more CPU interfaces); it would refuse only after the build.
+	[ "${GIC:-3}" != 2 ] || [ "${SMP:-2}" -le 8 ] ||
+		die "SMP=$SMP with GIC=2: a GICv2 machine has at most 8 CPUs" "use SMP=8 or less, or GIC=3"
 	case "${MEM:-2G}" in [1-9]*[0-9][MG]|[1-9][MG]) ;; *) die "MEM=$MEM: use a size like 2G or 1536M" ;; esac
+	# LLVM=1 needs the clang the base supports; found out here, not after a
+	# half-built kernel.
+	if [ -n "${LLVM:-}" ] && command -v clang >/dev/null; then
+		local have
+		have=$(clang --version | head -n 1 | grep -oE '[0-9]+\.[0-9]+\.[0-9]+' | head -n 1)
+		version_ge "${have:-0}" "$BASE_CLANG_MIN" ||
+			die "LLVM=1: BASE=$BASE ($BASE_SERIES) needs clang >= $BASE_CLANG_MIN, this machine has ${have:-an unknown one}" \
+				"build with GCC (leave LLVM unset), or BASE=6.12 (clang >= 13.0.1)"
+	fi
 }
 
 # validate_run_inputs: every variable of make run, checked before any work;

@@ -65,6 +65,12 @@ for br in $runs; do
 		die "TEST_RUNS: '$br': unknown run '$r'" "runs: vhe nvhe debug debug-nvhe check check-tests export kunit mutants" ;;
 	esac
 done
+# And every mutant name, before the hour of runs that precedes the mutants.
+for m in $test_mutants; do
+	ls "$HARNESS_ROOT"/selftests/mutants/mainline/[0-9]*-"$m".patch >/dev/null 2>&1 ||
+		die "TEST_MUTANTS: '$m' is no mutant of selftests/mutants/mainline" \
+			"names: $(cd "$HARNESS_ROOT/selftests/mutants/mainline" && ls [0-9]*.patch | sed 's/^[0-9]*-//; s/\.patch$//' | tr '\n' ' ')"
+done
 lock_out
 S=$HARNESS_ROOT/scripts
 export RESULTS_TSV=$OUT/tests/results.tsv

@@ -156,6 +156,15 @@ input_cases() {
 	EXPECT_TIMEOUT=30 expect early-only-misspelt 2 "ONLY: 'vgic_iniit' is not in" -- env ONLY=vgic_iniit "$S"/run.sh
 	EXPECT_TIMEOUT=30 expect early-smp 2 'SMP=0: use a whole number >= 1' -- env SMP=0 "$S"/run.sh
 	EXPECT_TIMEOUT=30 expect early-mem 2 'MEM=lots: use a size like 2G' -- env MEM=lots "$S"/run.sh
+	EXPECT_TIMEOUT=30 expect early-gicv2-smp 2 'SMP=9 with GIC=2: a GICv2 machine has at most 8 CPUs' -- env GIC=2 SMP=9 "$S"/run.sh
+	EXPECT_TIMEOUT=30 expect early-test-mutants 2 "TEST_MUTANTS: 'pv-never-sett' is no mutant" -- env TEST_MUTANTS=pv-never-sett "$S"/test.sh
+	local clang_have
+	clang_have=$(clang --version 2>/dev/null | head -n 1 | grep -oE '[0-9]+\.[0-9]+\.[0-9]+' | head -n 1)
+	if [ -n "$clang_have" ] && ! version_ge "$clang_have" 17.0.1; then
+		EXPECT_TIMEOUT=30 expect early-llvm-old-clang 2 'LLVM=1: BASE=mainline .* needs clang >= 17.0.1' -- env BASE=mainline LLVM=1 "$S"/run.sh
+	else
+		result harness/early-llvm-old-clang skip "clang ${clang_have:-absent}: nothing to refuse here"
+	fi
 	EXPECT_TIMEOUT=30 expect early-boot-timeout 2 'BOOT_TIMEOUT=abc: use a whole number' -- env BOOT_TIMEOUT=abc "$S"/run.sh
 	EXPECT_TIMEOUT=30 expect early-watchdog 2 'WATCHDOG=-5: use a whole number' -- env WATCHDOG=-5 "$S"/run.sh
 	EXPECT_TIMEOUT=30 expect early-jobs 2 'JOBS=0: use a whole number of parallel jobs' -- env JOBS=0 "$S"/run.sh
