@@ -18,6 +18,11 @@ S=$HARNESS_ROOT/scripts
 FX=$HARNESS_ROOT/scripts/tests/fixtures
 LOGS=$OUT/tests/harness
 mkdir -p "$LOGS"
+# One run of these cases at a time per OUT: two make harness-test at once
+# shared $LOGS and failed each other's cases. (Not the OUT lock: make test,
+# which holds that one, runs these cases itself.) fd 8: lib.sh's is 9.
+exec 8>"$LOGS/.lock"
+flock -n 8 || die "another make harness-test is using OUT=$OUT ($LOGS/.lock)" "wait for it to finish, or use another OUT=<dir>"
 
 # expect NAME RC REGEX -- CMD...: CMD must exit with status RC ("nonzero" for
 # any non-zero status) and print a line matching REGEX (stdout or stderr).

@@ -75,7 +75,6 @@ trap 'stop_qemu; exit 1' TERM INT HUP
 	-kernel "$image" -initrd "$initrd" \
 	-append "console=ttyAMA0 panic=-1 loglevel=5 ${kargs:+$kargs }l2cmd=$cmd" </dev/null >"$log" 2>&1 &
 qpid=$!
-echo "$qpid" >/tmp/l2-qemu.pid
 # QEMU is killed 10 s before run-tests.sh's timeout would kill this script.
 deadline=$(( t0 + ${L2_TIMEOUT:-600} - 10 ))
 if [ "$pin" = 1 ]; then
