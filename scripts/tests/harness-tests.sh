@@ -161,6 +161,8 @@ input_cases() {
 	EXPECT_TIMEOUT=30 expect early-only-misspelt 2 "ONLY: 'vgic_iniit' is not in" -- env ONLY=vgic_iniit "$S"/run.sh
 	EXPECT_TIMEOUT=30 expect early-smp 2 'SMP=0: use a whole number >= 1' -- env SMP=0 "$S"/run.sh
 	EXPECT_TIMEOUT=30 expect early-mem 2 'MEM=lots: use a size like 2G' -- env MEM=lots "$S"/run.sh
+	# This run holds the harness-test lock: a second run stops at once.
+	EXPECT_TIMEOUT=30 expect harness-test-locked 2 'another make harness-test is using OUT=' -- "$S"/tests/harness-tests.sh input
 	EXPECT_TIMEOUT=30 expect early-gicv2-smp 2 'SMP=9 with GIC=2: a GICv2 machine has at most 8 CPUs' -- env GIC=2 SMP=9 "$S"/run.sh
 	EXPECT_TIMEOUT=30 expect early-test-mutants 2 "TEST_MUTANTS: 'pv-never-sett' is no mutant" -- env TEST_MUTANTS=pv-never-sett "$S"/test.sh
 	local clang_have
