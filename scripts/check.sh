@@ -65,7 +65,7 @@ need_tools sparse perl quilt
 # as not run (in the table and the status line), never as a pass.
 clang_skip=""
 if [ "$CHECK_CLANG" != 0 ]; then
-	have_clang=$(clang --version | head -n 1 | grep -oE '[0-9]+\.[0-9]+\.[0-9]+' | head -n 1)
+	have_clang=$(clang_version)
 	version_ge "${have_clang:-0}" "$BASE_CLANG_MIN" ||
 		clang_skip="not run: needs clang >= $BASE_CLANG_MIN for $BASE, this machine has ${have_clang:-none}"
 fi

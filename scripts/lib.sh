@@ -99,6 +99,8 @@ pick_version() {
 }
 # version_ge <a> <b>: version a >= version b.
 version_ge() { [ "$(printf '%s\n%s\n' "$2" "$1" | sort -V | head -n 1)" = "$2" ]; }
+# clang_version: this machine's clang as x.y.z, empty without one.
+clang_version() { clang --version 2>/dev/null | head -n 1 | grep -oE '[0-9]+\.[0-9]+\.[0-9]+' | head -n 1; }
 # Work trees, state and results of different bases (and of a KERNEL_SRC
 # tree) never share a directory.
 if [ -n "${KERNEL_SRC:-}" ]; then BASE_NS=$BASE-src; else BASE_NS=$BASE; fi
@@ -403,8 +405,6 @@ show_build_errors() {
 	echo "----" >&2
 }
 
-# run_logged <logfile> cmd...: run a command with its output in a log; on
-# failure print the log's tail so the error is visible without opening it.
 # with_progress <what> <log> <cmd>...: <cmd>'s output goes to <log>; while
 # it runs, one line "<what>: <N>s, <L> lines of <log>" every PROGRESS_SECONDS
 # (30), so that no download, unpack or build is silent for minutes. V=1
@@ -440,6 +440,8 @@ with_progress() {
 	return "$rc"
 }
 
+# run_logged <logfile> cmd...: run a command with its output in a log; on
+# failure print the log's tail so the error is visible without opening it.
 run_logged() {
 	local log=$1
 	shift
@@ -687,7 +689,7 @@ validate_machine_inputs() {
 	# half-built kernel.
 	if [ -n "${LLVM:-}" ] && command -v clang >/dev/null; then
 		local have
-		have=$(clang --version | head -n 1 | grep -oE '[0-9]+\.[0-9]+\.[0-9]+' | head -n 1)
+		have=$(clang_version)
 		version_ge "${have:-0}" "$BASE_CLANG_MIN" ||
 			die "LLVM=1: BASE=$BASE ($BASE_SERIES) needs clang >= $BASE_CLANG_MIN, this machine has ${have:-an unknown one}" \
 				"build with GCC (leave LLVM unset), or BASE=6.12 (clang >= 13.0.1)"

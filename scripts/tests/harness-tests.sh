@@ -166,7 +166,7 @@ input_cases() {
 	EXPECT_TIMEOUT=30 expect early-gicv2-smp 2 'SMP=9 with GIC=2: a GICv2 machine has at most 8 CPUs' -- env GIC=2 SMP=9 "$S"/run.sh
 	EXPECT_TIMEOUT=30 expect early-test-mutants 2 "TEST_MUTANTS: 'pv-never-sett' is no mutant" -- env TEST_MUTANTS=pv-never-sett "$S"/test.sh
 	local clang_have
-	clang_have=$(clang --version 2>/dev/null | head -n 1 | grep -oE '[0-9]+\.[0-9]+\.[0-9]+' | head -n 1)
+	clang_have=$(clang_version)
 	if [ -n "$clang_have" ] && ! version_ge "$clang_have" 17.0.1; then
 		EXPECT_TIMEOUT=30 expect early-llvm-old-clang 2 'LLVM=1: BASE=mainline .* needs clang >= 17.0.1' -- env BASE=mainline LLVM=1 "$S"/run.sh
 	else
