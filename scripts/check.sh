@@ -8,7 +8,8 @@
 #   apply       quilt push --fuzz=0; fuzz or an offset is an error
 #   checkpatch  scripts/checkpatch.pl --strict on the mail; a message passes
 #               only through a line in <series dir>/checkpatch-waivers.txt
-#   arm64       incremental build (kvm-host config) when kernel code changed;
+#   arm64       incremental build (kvm-host config + check.config, which
+#               selects every file the series changes) when kernel code changed;
 #               a compiler warning the base build does not have is an error
 #   x86_64      when code outside arch/arm64 changed (kernel/, virt/,
 #               include/...; Documentation/ and tools/ exempt): the
@@ -108,8 +109,11 @@ snapshot_series "$PATCHES" "$work"
 export QUILT_PATCHES=$PATCHES QUILT_PC=.pc
 quilt() { command quilt --quiltrc=- "$@"; }
 
-FRAGMENTS=kvm-host "$S"/config.sh || exit 2
-build=$(FRAGMENTS=kvm-host build_dir)
+# kvm-host plus what compiles every file the series touches (check.config):
+# CHECK_BUILD=objs builds exactly those objects, and one the config does not
+# select would fail to build for that reason alone.
+FRAGMENTS="kvm-host check" "$S"/config.sh || exit 2
+build=$(FRAGMENTS="kvm-host check" build_dir)
 x86build=$(FRAGMENTS=x86-kvm build_dir)
 # W=1 compiles with other flags: in the build directory of the gate, every
 # W=1 call would make the next build recompile the files it checked and the
@@ -316,7 +320,7 @@ bok=ok
 info "base: arm64 build of $build_what (log: $res/logs/base.arm64.log)"
 build_state "$res/logs/base.arm64.log" || {
 	show_build_errors "$res/logs/base.arm64.log"
-	die "the base $BASE_VERSION does not build with the kvm-host config" "see $res/logs/base.arm64.log"
+	die "the base $BASE_VERSION does not build with the kvm-host + check config" "see $res/logs/base.arm64.log"
 }
 # Warnings of the base build: accumulated per base and config, because an
 # incremental base build (after a pop) prints only the files it rebuilt.
