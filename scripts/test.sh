@@ -65,12 +65,13 @@ for br in $runs; do
 		die "TEST_RUNS: '$br': unknown run '$r'" "runs: vhe nvhe debug debug-nvhe check check-tests export kunit mutants" ;;
 	esac
 done
-# And every mutant name, before the hour of runs that precedes the mutants.
-for m in $test_mutants; do
-	ls "$HARNESS_ROOT"/selftests/mutants/mainline/[0-9]*-"$m".patch >/dev/null 2>&1 ||
-		die "TEST_MUTANTS: '$m' is no mutant of selftests/mutants/mainline" \
-			"names: $(cd "$HARNESS_ROOT/selftests/mutants/mainline" && ls [0-9]*.patch | sed 's/^[0-9]*-//; s/\.patch$//' | tr '\n' ' ')"
-done
+# And every mutant name, before the hour of runs that precedes the mutants,
+# with the check make mutants itself makes (mutants.py list --only).
+[ -z "$test_mutants" ] ||
+	python3 "$HARNESS_ROOT"/scripts/mutants.py list "$HARNESS_ROOT"/selftests/mutants/mainline \
+		--runlist "$HARNESS_ROOT"/selftests/runlist-qemu.txt --kunit "$HARNESS_ROOT"/selftests/kunit.txt \
+		--only "$test_mutants" >/dev/null ||
+	die "TEST_MUTANTS='$test_mutants' rejected" "name mutants of selftests/mutants/mainline (make mutants' MUTANTS names)"
 lock_out
 S=$HARNESS_ROOT/scripts
 export RESULTS_TSV=$OUT/tests/results.tsv
