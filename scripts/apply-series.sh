@@ -4,6 +4,8 @@
 #
 #   PATCHES=dir   the series to apply (default: patches/ of this project)
 #   VARIANT=name  which work tree (default: patched); "base" keeps an empty series
+#   PROJECT_PATCHES=dir  the project's own patches, applied after a non-empty
+#                 series (default selftests/project/<base> if it exists; empty: none)
 #
 # The work tree is $WORK/$VARIANT/src, made from the pristine base: a full
 # copy for "patched" (the tree people edit), hard links for the trees only the
@@ -26,6 +28,19 @@ need_tools quilt patch rsync
 VARIANT=${VARIANT:-patched}
 resolve_patches
 [ -f "$PATCHES/series" ] || die "$PATCHES/series not found" "create it (an empty series is valid)"
+# The project's own patches on top of a non-empty series (with_project_patches
+# in lib.sh); PROJECT_PATCHES= leaves them out (make check, make export, the
+# base kernel of make bench).
+if [ -z "${PROJECT_PATCHES+set}" ] && [ -f "$HARNESS_ROOT/selftests/project/$BASE/series" ]; then
+	PROJECT_PATCHES=$HARNESS_ROOT/selftests/project/$BASE
+fi
+PROJECT_PATCHES=${PROJECT_PATCHES:-}
+if [ -n "$PROJECT_PATCHES" ] && [ -n "$(series_list "$PATCHES")" ]; then
+	[ -f "$PROJECT_PATCHES/series" ] || die "PROJECT_PATCHES=$PROJECT_PATCHES has no series file" \
+		"name a directory with a quilt series, or set PROJECT_PATCHES= to build the mails alone"
+	with_project_patches "$PATCHES" "$(cd "$PROJECT_PATCHES" && pwd)" "$WORK/$VARIANT/with-project"
+	PATCHES=$WORK/$VARIANT/with-project
+fi
 
 work=$WORK/$VARIANT
 src=$work/src

@@ -54,8 +54,14 @@ variants="base patched"
 # The two kernels: the same pipeline, two work trees.
 empty=$(empty_series)
 for v in $variants; do
-	if [ $v = base ]; then p=${BASE_PATCHES:-$empty}; else p=$PATCHES; fi
-	build_kernel_variant $v "$p"
+	# The project's own patches (the A/B switch among them) only on top of
+	# the series under test
+	if [ $v = base ]; then
+		p=${BASE_PATCHES:-$empty}
+		PROJECT_PATCHES="" build_kernel_variant $v "$p"
+	else
+		build_kernel_variant $v "$PATCHES"
+	fi
 	VARIANT=$v "$S"/build-selftests.sh
 done
 VARIANT=${variants%% *} "$S"/build-bench.sh

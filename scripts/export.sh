@@ -80,9 +80,11 @@ case "$email" in *@invalid.example) die "user.email is the project's placeholder
 
 "$S"/base-tree.sh || exit 2
 . "$STATE/base.env"
-# The quilt-applied tree to compare with.
-VARIANT=${VARIANT:-patched} PATCHES=$PATCHES "$S"/apply-series.sh || exit 2
-qsrc=$WORK/${VARIANT:-patched}/src
+# The quilt-applied tree to compare with: the mails alone, without the
+# project's own patches, in a work tree of its own (hard links), so that the
+# tree make run builds keeps them.
+VARIANT=${VARIANT:-mails} PATCHES=$PATCHES PROJECT_PATCHES="" "$S"/apply-series.sh || exit 2
+qsrc=$WORK/${VARIANT:-mails}/src
 mapfile -t patches < <(series_list "$PATCHES")
 [ ${#patches[@]} -gt 0 ] || die "the series is empty"
 # The mail series (see "one mail series per destination" below).

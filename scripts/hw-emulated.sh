@@ -208,10 +208,13 @@ e2fsck -fy "$img" >"$dir/e2fsck.log" 2>&1 || [ $? -le 1 ] ||
 debugfs -R "rdump /root/irq-scaling/out/results /root/hw-emulated/logs $guest" "$img" >"$dir/debugfs.log" 2>&1 ||
 	die "cannot copy the results off $img (log: $dir/debugfs.log)"
 gres=$guest/results/$BASE_NS
-# The tests the series adds or changes (a patch writes their source): on
-# the base kernel they test what it lacks (the first run: vgic_its_move,
-# pv_preempted, and hypercalls, which expects the PV flag's bit in BMAP_2).
-series_tests=$(series_list "$PATCHES" | sed "s|^|$PATCHES/|" | xargs cat |
+# The tests the series and the project's own patches add or change (a
+# patch writes their source): on the base kernel they test what it lacks
+# (vgic_its_move, pv_state, pv_state_timing, and hypercalls, which expects
+# the PV state bit in BMAP_2).
+project=${PROJECT_PATCHES-$HARNESS_ROOT/selftests/project/$BASE}
+series_tests=$({ series_list "$PATCHES" | sed "s|^|$PATCHES/|"
+	[ -n "$project" ] && [ -f "$project/series" ] && series_list "$project" | sed "s|^|$project/|"; } | xargs cat |
 	sed -n 's|^+++ b/tools/testing/selftests/kvm/\(.*/\)\{0,1\}\([^/]*\)\.c$|\2|p' | sort -u | tr '\n' ' ')
 for v in $booted; do
 	s=$gres/hw-$v/summary.json

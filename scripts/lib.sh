@@ -370,6 +370,27 @@ tree_skip_args() {
 	done
 }
 
+# with_project_patches <series dir> <project dir> <dest>: a quilt directory
+# <dest> (made anew, symbolic links) whose series is the series of <series
+# dir> followed by that of <project dir>, its patches named project/<name>.
+# The project's own patches (selftests/project/<base>: tests and test aids
+# that are not mailed) go on top of the mails wherever the harness builds a
+# kernel to run; make check and make export see the mails alone.
+with_project_patches() {
+	local s=$1 p=$2 d=$3 n
+	rm -rf "$d"
+	mkdir -p "$d/project"
+	series_list "$s" | while read -r n; do
+		mkdir -p "$d/$(dirname "$n")"
+		ln -s "$s/$n" "$d/$n"
+		echo "$n"
+	done >"$d/series"
+	series_list "$p" | while read -r n; do
+		ln -s "$p/$n" "$d/project/$n"
+		echo "project/$n"
+	done >>"$d/series"
+}
+
 # snapshot_series <patches-dir> <work-dir>: copy the series file and its
 # patches to <work-dir>/applied-series, so that the work tree can be popped
 # later even if the patches directory has changed by then.

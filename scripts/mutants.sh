@@ -49,16 +49,26 @@ rm -rf "$out"
 mkdir -p "$out/runs"
 tsv=$out/results.tsv
 : >"$tsv"
-# The series each mutant is applied with: the base's series (linked once),
-# then the mutant (its link and the series file change per mutant).
+# The series each mutant is applied with: the base's series and the
+# project's own patches (linked once; a mutant may break code or a test aid
+# of either), then the mutant (its link and the series file change per
+# mutant).
 sdir=$WORK/mutant-series
 rm -rf "$sdir"
 mkdir -p "$sdir"
-series_list "$PATCHES" >"$sdir/base-series"
-while read -r p; do
-	mkdir -p "$sdir/$(dirname "$p")"
-	ln -s "$PATCHES/$p" "$sdir/$p"
-done <"$sdir/base-series"
+project=${PROJECT_PATCHES-$HARNESS_ROOT/selftests/project/$BASE}
+if [ -n "$project" ] && [ -f "$project/series" ]; then
+	with_project_patches "$PATCHES" "$(cd "$project" && pwd)" "$sdir"
+	mv "$sdir/series" "$sdir/base-series"
+else
+	series_list "$PATCHES" >"$sdir/base-series"
+	while read -r p; do
+		mkdir -p "$sdir/$(dirname "$p")"
+		ln -s "$PATCHES/$p" "$sdir/$p"
+	done <"$sdir/base-series"
+fi
+# Already in the series above
+export PROJECT_PATCHES=""
 "$S"/deps.sh
 "$S"/base-tree.sh
 total=$(echo "$plan" | wc -l)

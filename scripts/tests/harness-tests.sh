@@ -373,14 +373,19 @@ input_cases() {
 	if [ -d "$md" ]; then
 		mt=$LOGS/mutants-apply
 		rm -rf "$mt" && mkdir -p "$mt/tree"
+		# The series, then the project's own patches (mutants.sh applies
+		# each mutant after both)
 		pd=$HARNESS_ROOT/patches/$BASE
+		prj=$HARNESS_ROOT/selftests/project/$BASE
+		stack=$(series_list "$pd" | sed "s|^|$pd/|"
+			[ -f "$prj/series" ] && series_list "$prj" | sed "s|^|$prj/|")
 		bad=
-		for f in $( (series_list "$pd" | sed "s|^|$pd/|" | xargs cat; cat "$md"/*.patch) |
+		for f in $( (echo "$stack" | xargs cat; cat "$md"/*.patch) |
 				sed -n 's|^+++ b/||p' | sort -u); do
 			[ -f "$BASE_DIR/$f" ] && install -D -m 644 "$BASE_DIR/$f" "$mt/tree/$f"
 		done
-		for p in $(series_list "$pd"); do
-			patch -d "$mt/tree" -p1 -s -F0 -N <"$pd/$p" >>"$mt/log" 2>&1 || bad="$bad series:$p"
+		for p in $stack; do
+			patch -d "$mt/tree" -p1 -s -F0 -N <"$p" >>"$mt/log" 2>&1 || bad="$bad series:$(basename "$p")"
 		done
 		n=0
 		for m in "$md"/*.patch; do
@@ -388,7 +393,7 @@ input_cases() {
 			patch -d "$mt/tree" -p1 -s -F0 --dry-run <"$m" >>"$mt/log" 2>&1 || bad="$bad $(basename "$m")"
 		done
 		if [ -z "$bad" ]; then
-			result "harness/mutants-apply-$BASE" pass "$n mutants apply on the series without fuzz"
+			result "harness/mutants-apply-$BASE" pass "$n mutants apply on the series and the project's patches without fuzz"
 		else
 			result "harness/mutants-apply-$BASE" fail "do not apply:$bad (log: $mt/log)"
 		fi
@@ -399,6 +404,8 @@ input_cases() {
 		--patches "$HARNESS_ROOT/patches/6.12" -o "$LOGS/unused.tsv"
 
 	export VARIANT=harness-test
+	# The fixture series alone: the project's own patches need the real one
+	export PROJECT_PATCHES=""
 	if expect patch-does-not-apply 2 \
 		'0002-bad.patch: kernel/irq/manage.c: Hunk #1 FAILED at 1' -- \
 		env PATCHES="$FX/bad-series" "$S"/apply-series.sh; then
