@@ -365,6 +365,9 @@ series_checked_against() {
 tree_skip_args() {
 	local b
 	TREE_SKIP_ARGS=(--tree "$1" --patches "$PATCHES")
+	# The project's own patches add tests too (pv_state_timing)
+	[ -f "$HARNESS_ROOT/selftests/project/$BASE/series" ] &&
+		TREE_SKIP_ARGS+=(--patches "$HARNESS_ROOT/selftests/project/$BASE")
 	for b in $BASES; do
 		[ "$b" = "$BASE" ] || TREE_SKIP_ARGS+=(--other-series "$HARNESS_ROOT/patches/$b")
 	done

@@ -81,9 +81,11 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def patch_adding(name, patches):
-    """The first patch of the directory that adds the test's source, or None."""
+    """The first patch of the directory (or directories, a list) that adds
+    the test's source, or None."""
     pat = re.compile(r"^\+\+\+ b/tools/testing/selftests/kvm/(.*/)?%s\.[cS]$" % re.escape(name))
-    for patch in sorted(glob.glob(os.path.join(patches or "", "*.patch"))):
+    dirs = patches if isinstance(patches, list) else [patches]
+    for patch in [p for d in dirs for p in sorted(glob.glob(os.path.join(d or "", "*.patch")))]:
         with open(patch, encoding="utf-8", errors="replace") as f:
             if any(pat.match(line.rstrip("\n")) for line in f):
                 return patch
@@ -106,8 +108,9 @@ def missing_from_tree(name, tree, patches, others=()):
         patch = patch_adding(name, other)
         if patch:
             return f"not in this base: {os.path.relpath(patch, ROOT)} adds it (not ported)"
+    where = " or ".join(patches) if isinstance(patches, list) else patches
     raise RunListError(f"test '{name}' has no source in {kvm} and no patch in "
-                       f"{patches} adds it (misspelt?)")
+                       f"{where} adds it (misspelt?)")
 
 
 def main():
@@ -116,7 +119,8 @@ def main():
     ap.add_argument("--skip", action="append", default=[])
     ap.add_argument("--only", default="")
     ap.add_argument("--tree", default="")
-    ap.add_argument("--patches", default="")
+    ap.add_argument("--patches", action="append", default=[],
+                    help="a series directory (repeat it: the series, then the project's own patches)")
     ap.add_argument("--other-series", action="append", default=[], metavar="DIR",
                     help="another base's series: a test only it adds is skipped as not ported")
     ap.add_argument("--no-l2", default="", metavar="REASON",

@@ -26,11 +26,11 @@ class RunListTest(unittest.TestCase):
         self.assertIn("skip-noreason.txt:2: skip entry 'vgic_init' has no reason", p.stderr)
 
     def test_repeat(self):
-        p, rows = runlist(RUNLIST, "--only", "pv_preempted,set_id_regs",
+        p, rows = runlist(RUNLIST, "--only", "pv_state,set_id_regs",
                           "--skip", os.path.join(ROOT, "selftests", "skip-base-6.12.txt"), "--repeat", "3")
         self.assertEqual(p.returncode, 0, p.stderr)
-        self.assertEqual([r[:2] for r in rows], [["run", "pv_preempted@1"], ["run", "pv_preempted@2"],
-                                                 ["run", "pv_preempted@3"], ["skip", "set_id_regs"]])
+        self.assertEqual([r[:2] for r in rows], [["run", "pv_state@1"], ["run", "pv_state@2"],
+                                                 ["run", "pv_state@3"], ["skip", "set_id_regs"]])
 
     def test_only_misspelt(self):
         p, _ = runlist(RUNLIST, "--only", "vgic_iniit")
