@@ -18,12 +18,14 @@ ifneq ($(UNKNOWN_VARS),)
 $(error unknown variable(s) on the command line: $(UNKNOWN_VARS) -- make help lists the ones the targets read (scripts/params.tsv))
 endif
 
-.PHONY: help deps run test harness-test kunit mutants check export bench hw-run hw-bench hw-pv-ab hw-emulated clean distclean
+.PHONY: help deps run test harness-test lava lava-jobs kunit mutants check export bench hw-run hw-bench hw-pv-ab hw-emulated clean distclean
 
 help:
 	@echo "make run      build base tree + patches/<base>/series, boot under QEMU, run the KVM selftests"
 	@echo "make test     the project's tests (harness, run lists on both bases; FULL=1: every run on both)"
 	@echo "make harness-test  the harness's own unit tests, lint gate (shellcheck, pyflakes) and input tests, no kernel build"
+	@echo "make lava     the QEMU run of LAVA_RUN as a LAVA job, run by Debian's lava-dispatcher (lava-run), results checked against make run's"
+	@echo "make lava-jobs  write the LAVA jobs only: the QEMU job (artefacts named by sha256) and the arm64 server template"
 	@echo "make kunit    the KUnit suites of selftests/kunit.txt with kunit.py run (arm64, QEMU)"
 	@echo "make mutants  each mutant kernel (series + one deliberate bug) must fail the tests its header names"
 	@echo "make check    per-patch gates: apply, checkpatch, bisect builds (arm64, x86_64), sparse, W=1, kernel-doc, clang"
@@ -49,6 +51,12 @@ test:
 
 harness-test:
 	@scripts/status.sh harness-test bash -c 'scripts/tests/unit.sh && scripts/tests/lint.sh && scripts/tests/harness-tests.sh input'
+
+lava:
+	@scripts/status.sh lava scripts/ci/lava-run.sh
+
+lava-jobs:
+	@scripts/status.sh lava-jobs scripts/ci/lava-run.sh --jobs-only
 
 kunit:
 	@scripts/status.sh kunit scripts/kunit.sh

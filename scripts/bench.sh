@@ -136,6 +136,8 @@ if [ $axis = ab ]; then
 	report=ab
 	python3 "$S"/bench.py ab "${raws[@]}" --benchlist "$BENCHLIST" --out "$BENCH_DIR" || rc=$?
 	cp "$BENCH_DIR/ab.json" "$RESULTS_DIR/ab.json" 2>/dev/null || true
+	# The ratios as KCIDB v5.3 tests with numbers (status DONE).
+	[ ! -f "$BENCH_DIR/ab.json" ] || python3 "$S"/ci/kcidb.py --run-dir "$BENCH_DIR" -o "$BENCH_DIR/kcidb.json" || rc=2
 else
 	report=bench
 	python3 "$S"/bench.py collect "${raws[@]}" --benchlist "$BENCHLIST" \

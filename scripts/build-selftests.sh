@@ -18,6 +18,13 @@ native=
 [ -z "$cross" ] && native=1
 need_tools "${cross}gcc" rsync make
 
+# A prebuilt kernel under test (KERNEL_IMAGE): no kernel build installed
+# the tree's UAPI headers; headers_install needs no configuration.
+if [ ! -d "$BUILD_DIR/usr/include/linux" ] && [ -n "${KERNEL_IMAGE:-}" ]; then
+	mkdir -p "$BUILD_DIR"
+	run_logged "$BUILD_DIR/headers.log" make -C "$src" O="$BUILD_DIR" ARCH=arm64 headers_install ||
+		die "headers_install failed" "see $BUILD_DIR/headers.log"
+fi
 [ -d "$BUILD_DIR/usr/include/linux" ] || die "no installed UAPI headers in $BUILD_DIR/usr" \
 	"run scripts/build-kernel.sh first (it runs headers_install)"
 install=$BUILD_DIR/kselftest_install

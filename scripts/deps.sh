@@ -13,7 +13,8 @@
 # of hw-pv-ab run under the distribution's QEMU with KVM, so the pinned TCG
 # QEMU is not needed either. make hw-emulated preinstalls the same list in
 # its arm64 root file system.
-# EXTRA_PACKAGES adds packages (the check/bench phases use it).
+# EXTRA_PACKAGES adds packages (the check/bench phases use it); LAVA=1 adds
+# Debian's lava-dispatcher (make lava).
 . "$(dirname "$0")/lib.sh"
 phase_start deps
 
@@ -92,8 +93,20 @@ if [ -z "$kit" ] && [ -z "$qemu_ok" ]; then
 	missing+=("$HOST_QEMU_PACKAGE=$HOST_QEMU_VERSION${qemu_have:+ (have $qemu_have)}")
 fi
 
+# LAVA=1: Debian's lava-dispatcher (make lava; make test's LAVA run). It
+# depends on libguestfs, which needs qemu-system-x86: the build of the same
+# version as the installed qemu-system-common (the pinned QEMU's suite),
+# else apt refuses the system's 7.2 build against it (NOTES.md). Through
+# the same private lists as the QEMU.
+lava_line=""
+if [ "${LAVA:-0}" = 1 ] && [ "$(dpkg-query -W -f='${db:Status-Status}' lava-dispatcher 2>/dev/null)" != installed ]; then
+	lava_line="apt-get ${qo[*]} install -y --no-install-recommends lava-dispatcher qemu-system-x86=<the installed qemu-system-common's version>"
+	missing+=(lava-dispatcher)
+fi
+
 print_line=$line
 [ -n "$qemu_line" ] && print_line="${line:+$line && }$qemu_line"
+[ -n "$lava_line" ] && print_line="${print_line:+$print_line && }$lava_line"
 if [ "${1:-}" = --print ]; then
 	echo "$print_line"
 	exit 0
@@ -130,6 +143,15 @@ if [ -n "$qemu_line" ]; then
 		warn "the pinned $HOST_QEMU_PACKAGE $HOST_QEMU_VERSION is gone from $HOST_QEMU_SUITE: installing $qemu_ver, the newest $qemu_series.y there, verified by apt against the suite's signed index"
 	run_logged "$log" apt-get "${qo[@]}" -t "$HOST_QEMU_SUITE" install -y --no-install-recommends "$HOST_QEMU_PACKAGE=$qemu_ver" ||
 		die "apt-get install $HOST_QEMU_PACKAGE=$qemu_ver failed (log: $log)" "check the network/apt sources, then rerun"
+fi
+if [ -n "$lava_line" ]; then
+	qemu_sources
+	[ -n "$qemu_line" ] || run_logged "$OUT/logs/deps-qemu-update.log" apt-get "${qo[@]}" update ||
+		die "apt-get update of the QEMU suites failed (log: $OUT/logs/deps-qemu-update.log)" "check the network and deb.debian.org"
+	qc=$(dpkg-query -W -f='${Version}' qemu-system-common 2>/dev/null)
+	[ -n "$qc" ] || die "no qemu-system-common installed for lava-dispatcher's qemu-system-x86 to match" "make deps (the pinned QEMU) first"
+	run_logged "$log" apt-get "${qo[@]}" install -y --no-install-recommends lava-dispatcher "qemu-system-x86=$qc" ||
+		die "apt-get install lava-dispatcher qemu-system-x86=$qc failed (log: $log)" "check the network/apt sources, then rerun"
 fi
 status "installed ${missing[*]}"
 if [ -z "$kit" ]; then

@@ -82,5 +82,9 @@ repro="make hw-run${BASE:+ BASE=$BASE}"
 [ "$RUNLIST" != "$HARNESS_ROOT/selftests/runlist-hw.txt" ] && repro="$repro RUNLIST=$RUNLIST"
 [ -n "${ONLY:-}" ] && repro="$repro ONLY='$ONLY'"
 PLATFORM=hardware BUILD_DIR=$build RUNLIST=$RUNLIST "$S"/metadata.sh "$RUN_DIR/metadata.json" "$RUN_NAME" "$repro"
+rc=0
 python3 "$S"/report.py --run-dir "$RUN_DIR" --meta "$RUN_DIR/metadata.json" \
-	--splats "$HARNESS_ROOT/selftests/console-splats.txt" --out-summary "$OUT/results/summary.json"
+	--splats "$HARNESS_ROOT/selftests/console-splats.txt" --out-summary "$OUT/results/summary.json" || rc=$?
+# The same results as KCIDB v5.3 (Documentation/ci.rst).
+[ "$rc" -ge 2 ] || python3 "$S"/ci/kcidb.py --run-dir "$RUN_DIR" -o "$RUN_DIR/kcidb.json" || rc=2
+exit "$rc"

@@ -35,6 +35,12 @@ else
 	# Tests that a patch of the series adds are skipped on a tree without it.
 	tree_skip_args "$WORK/${VARIANT:-patched}/src"
 	skipargs+=("${TREE_SKIP_ARGS[@]}")
+	# A prebuilt kernel without the series: the tests the series (and the
+	# project's patches) add are skipped, with the reason.
+	if [ -n "${KERNEL_IMAGE:-}" ] && [ "${KERNEL_HAS_SERIES:-0}" != 1 ]; then
+		skipargs+=(--kernel-lacks "$PATCHES")
+		[ -f "$HARNESS_ROOT/selftests/project/$BASE/series" ] && skipargs+=(--kernel-lacks "$HARNESS_ROOT/selftests/project/$BASE")
+	fi
 	[ "${L2:-0}" = 1 ] || skipargs+=(--no-l2 "nested tests off: L2=1 adds Debian's QEMU and an L2 guest (Documentation/nested.rst)")
 	read -r nrun nskip total < <(python3 "$HARNESS_ROOT/scripts/runlist.py" "$RUNLIST" \
 		"${skipargs[@]}" --only "${ONLY:-}" --repeat "${REPEAT:-1}" -o "$RUN_DIR/runlist.tsv") ||
@@ -61,7 +67,26 @@ mkdir -p "$stage"/{bin,sbin,usr/bin,usr/sbin,harness,proc,sys,dev,tmp,root,etc}
 stage_cp "$bb" "$stage/bin/busybox"
 stage_cp "$HARNESS_ROOT/scripts/guest/init" "$stage/init"
 stage_cp "$HARNESS_ROOT/scripts/guest/timeout" "$stage/usr/bin/timeout"
-stage_cp "$HARNESS_ROOT/scripts/guest/run-tests.sh" "$stage/harness/"
+stage_cp "$HARNESS_ROOT/scripts/guest/run-tests.sh" "$HARNESS_ROOT/scripts/guest/lava-tests.sh" "$stage/harness/"
+# A prebuilt kernel (KERNEL_IMAGE): the drivers the harness needs that it
+# has as modules (KERNEL_MODULES: its lib/modules/<release> directory), with
+# their dependencies from modules.dep, decompressed (busybox insmod), in
+# load order for the init.
+if [ -n "${KERNEL_MODULES:-}" ]; then
+	mkdir -p "$stage/lib/modules"
+	python3 "$HARNESS_ROOT/scripts/ci/modules.py" "$KERNEL_MODULES" ${HARNESS_MODULES:-virtio_mmio} \
+		>"$RUN_DIR/modules.order" || die "cannot resolve the modules of KERNEL_MODULES=$KERNEL_MODULES" \
+		"point KERNEL_MODULES at the kernel's lib/modules/<release> directory (with modules.dep)"
+	while read -r m; do
+		case "$m" in
+		*.xz) xz -dc "$KERNEL_MODULES/$m" >"$stage/lib/modules/$(basename "${m%.xz}")" ;;
+		*.zst) zstd -qdc "$KERNEL_MODULES/$m" >"$stage/lib/modules/$(basename "${m%.zst}")" ;;
+		*.gz) gzip -dc "$KERNEL_MODULES/$m" >"$stage/lib/modules/$(basename "${m%.gz}")" ;;
+		*) stage_cp "$KERNEL_MODULES/$m" "$stage/lib/modules/" ;;
+		esac || die "cannot stage module $m"
+		m=$(basename "$m"); m=${m%.xz}; m=${m%.zst}; echo "${m%.gz}"
+	done <"$RUN_DIR/modules.order" >"$stage/lib/modules/harness.order"
+fi
 if [ "${MODE:-tests}" = bench ]; then
 	stage_cp "$HARNESS_ROOT/scripts/guest/run-bench.sh" "$RUN_DIR/benchlist.tsv" "$stage/harness/"
 	stage_cp -a "$OUT/work/bench-bin" "$stage/bench"

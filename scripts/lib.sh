@@ -745,12 +745,38 @@ validate_run_inputs() {
 	done
 	[ -d "$PATCHES" ] && [ -f "$PATCHES/series" ] || die "PATCHES=$PATCHES has no series file" \
 		"point PATCHES at a directory with a quilt series file (patches/<base>)"
+	validate_prebuilt_inputs
 	# The run list, skip lists and ONLY against each other (the tree is
 	# checked later, once it exists).
 	local args=()
 	for s in ${SKIPLISTS:-}; do args+=(--skip "$s"); done
 	python3 "$HARNESS_ROOT/scripts/runlist.py" "$RUNLIST" "${args[@]}" --only "${ONLY:-}" \
 		--repeat "${REPEAT:-1}" -o /dev/null >/dev/null || exit 2
+}
+
+# validate_prebuilt_inputs: a kernel the harness did not build
+# (KERNEL_IMAGE=<Image>, or "debian": Debian's arm64 kernel package, fetched
+# by scripts/ci/debian-kernel.sh) with its KERNEL_CONFIG and KERNEL_MODULES
+# (its lib/modules/<release>, with modules.dep), and KERNEL_HAS_SERIES.
+validate_prebuilt_inputs() {
+	case "${KERNEL_HAS_SERIES:-0}" in 0|1) ;; *) die "KERNEL_HAS_SERIES=$KERNEL_HAS_SERIES: use 1 (KERNEL_IMAGE carries the series) or 0" ;; esac
+	if [ -z "${KERNEL_IMAGE:-}" ]; then
+		[ -z "${KERNEL_CONFIG:-}${KERNEL_MODULES:-}" ] ||
+			die "KERNEL_CONFIG/KERNEL_MODULES without KERNEL_IMAGE" "name the kernel: KERNEL_IMAGE=<arm64 Image> (or debian)"
+		return 0
+	fi
+	[ "$KERNEL_IMAGE" = debian ] && return 0
+	[ -f "$KERNEL_IMAGE" ] || die "KERNEL_IMAGE=$KERNEL_IMAGE does not exist" "name an arm64 Image (or KERNEL_IMAGE=debian)"
+	case "$(head -c 64 "$KERNEL_IMAGE" | od -An -tx1 -j56 -N4 | tr -d ' \n')" in
+		41524d64) ;;
+		*) die "KERNEL_IMAGE=$KERNEL_IMAGE is not an arm64 Image (no ARM\\x64 magic at offset 56)" \
+			"use the uncompressed arch/arm64/boot/Image (a distro's /boot/vmlinuz-* on arm64 is one; gunzip an Image.gz)" ;;
+	esac
+	[ -z "${KERNEL_CONFIG:-}" ] || [ -f "$KERNEL_CONFIG" ] || die "KERNEL_CONFIG=$KERNEL_CONFIG does not exist"
+	[ -z "${KERNEL_MODULES:-}" ] || [ -f "$KERNEL_MODULES/modules.dep" ] ||
+		die "KERNEL_MODULES=$KERNEL_MODULES has no modules.dep" "name the kernel's lib/modules/<release> directory (run depmod -b <root> <release> first)"
+	[ -n "${KERNEL_MODULES:-}" ] || [ -z "${HARNESS_MODULES:-}" ] ||
+		die "HARNESS_MODULES without KERNEL_MODULES" "name the kernel's lib/modules/<release> directory"
 }
 
 # run_reproducer: the make command that repeats this run, with every input
@@ -762,12 +788,12 @@ run_reproducer() {
 	[ "$PATCHES" != "$SERIES_DEFAULT" ] && r="$r PATCHES=$PATCHES"
 	[ -n "${LLVM:-}" ] && r="$r LLVM=$LLVM"
 	r="$r FRAGMENTS='${FRAGMENTS:-kvm-host}' HOST_MODE=${HOST_MODE:-vhe} GIC=${GIC:-3} SMP=${SMP:-2} MEM=${MEM:-2G}"
-	for v in RUNLIST SKIPLISTS ONLY REPEAT APPEND L2 L2_IMAGES BOOT_TIMEOUT WATCHDOG QEMU; do
+	for v in KERNEL_IMAGE KERNEL_CONFIG KERNEL_MODULES HARNESS_MODULES KERNEL_HAS_SERIES RUNLIST SKIPLISTS ONLY REPEAT APPEND L2 L2_IMAGES BOOT_TIMEOUT WATCHDOG QEMU; do
 		d=""
 		case "$v" in
 			RUNLIST) d=$HARNESS_ROOT/selftests/runlist-qemu.txt ;;
 			REPEAT) d=1 ;;
-			L2) d=0 ;;
+			L2|KERNEL_HAS_SERIES) d=0 ;;
 		esac
 		[ -n "${!v+set}" ] || continue
 		[ "${!v}" = "$d" ] && continue

@@ -27,8 +27,14 @@ if [ -z "$hw" ]; then
 	kernel_cc=$(kernel_cc_version) || die "metadata: the kernel compiler's --version failed" "make deps"
 fi
 selftest_cc=$("${USER_CROSS}gcc" --version) || die "metadata: ${USER_CROSS}gcc --version failed" "make deps"
-config_hash=$(sha_or_empty "$BUILD_DIR/.config")
-image_sha256=$(sha_or_empty "$BUILD_DIR/arch/arm64/boot/Image")
+config_hash=$(sha_or_empty "${KERNEL_CONFIG_UNDER_TEST-$BUILD_DIR/.config}")
+image_sha256=$(sha_or_empty "${KERNEL_UNDER_TEST:-$BUILD_DIR/arch/arm64/boot/Image}")
+initrd_sha256=$(sha_or_empty "${INITRD:-}")
+# A prebuilt kernel: its compiler from its own banner, not the harness's.
+if [ -n "${KERNEL_IMAGE:-}" ] && [ -z "$hw" ]; then
+	kernel_cc=$(grep -a -m1 -o 'Linux version [[:print:]]*' "$KERNEL_IMAGE" | head -c 400 || true)
+	kernel_cc="prebuilt: ${kernel_cc:-no Linux version banner found}"
+fi
 qemu_version=${qemu_version%%$'\n'*} kernel_cc=${kernel_cc%%$'\n'*} selftest_cc=${selftest_cc%%$'\n'*}
 export M_RUN=$2 M_RUN_ID=${RUN_ID:-} M_L2=${L2:-0} M_L2_IMAGES=${L2_IMAGES:-} M_BASE_NAME=$BASE \
 	M_SKIPLISTS="${SKIPLISTS-<default>}" M_BOOT_TIMEOUT=${BOOT_TIMEOUT:-300} M_WATCHDOG=${WATCHDOG:-} \
@@ -40,7 +46,8 @@ export M_RUN=$2 M_RUN_ID=${RUN_ID:-} M_L2=${L2:-0} M_L2_IMAGES=${L2_IMAGES:-} M_
 	M_FRAGMENTS=${FRAGMENTS:-} M_CC=$kernel_cc M_SELFTEST_CC=$selftest_cc \
 	M_QEMU=$qemu_version M_HOST_MODE=${HOST_MODE:-} M_GIC=${GIC:-} \
 	M_SMP=${SMP:-} M_MEM=${MEM:-} M_RUNLIST=${RUNLIST#"$HARNESS_ROOT"/} M_PLATFORM=${PLATFORM:-qemu-tcg} \
-	M_IMAGE_SHA256=$image_sha256
+	M_IMAGE_SHA256=$image_sha256 M_INITRD_SHA256=$initrd_sha256 M_PREBUILT=${KERNEL_IMAGE:+${KERNEL_ORIGIN:-$KERNEL_IMAGE}} \
+	M_HAS_SERIES=${KERNEL_HAS_SERIES:-0}
 python3 - "$1" <<'PY'
 import json, os, sys, datetime
 e = os.environ
@@ -56,6 +63,13 @@ meta = {
     "series": {"hash": e["M_SERIES_HASH"], "patches": int(e["M_SERIES_COUNT"])},
     "config": {"fragments": e["M_FRAGMENTS"].split(), "hash": e["M_CONFIG_HASH"] or None},
     "image_sha256": e["M_IMAGE_SHA256"] or None,
+    # What the run booted, kept under its artefacts/ directory.
+    "artefacts": {"dir": "artefacts", "image_sha256": e["M_IMAGE_SHA256"] or None,
+                  "config_sha256": e["M_CONFIG_HASH"] or None, "initramfs_sha256": e["M_INITRD_SHA256"] or None},
+    # A kernel the harness did not build (KERNEL_IMAGE): where it came from,
+    # and whether it carries the series (the series' tests skip if not).
+    "prebuilt_kernel": ({"origin": e["M_PREBUILT"], "has_series": e["M_HAS_SERIES"] == "1"}
+                        if e["M_PREBUILT"] else None),
     "toolchain": {"kernel": e["M_CC"] or None, "selftests": e["M_SELFTEST_CC"]},
     "qemu": e["M_QEMU"] or None,
     "platform": e["M_PLATFORM"],

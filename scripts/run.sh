@@ -5,6 +5,8 @@
 # them and writes the run's metadata.
 #
 # Variables (all optional): KERNEL_SRC, PATCHES, VARIANT, FRAGMENTS, LLVM,
+# KERNEL_IMAGE (a prebuilt kernel, or "debian"), KERNEL_CONFIG, KERNEL_MODULES,
+# HARNESS_MODULES, KERNEL_HAS_SERIES,
 # HOST_MODE, GIC, SMP, MEM, APPEND, RUNLIST, SKIPLISTS, ONLY, RUN_NAME, OUT,
 # BOOT_TIMEOUT, WATCHDOG, REPEAT, L2, L2_IMAGES, BASE. See
 # Documentation/harness.rst. run.sh --dry-run checks the inputs and prints the
@@ -43,10 +45,20 @@ export RUN_ID=${RUN_ID:-$(date +%s)-$$}
 echo "$RUN_ID" >"$RUN_DIR/run-id"
 
 "$S"/deps.sh
+# KERNEL_IMAGE=debian: Debian's arm64 kernel package, fetched now.
+if [ "${KERNEL_IMAGE:-}" = debian ]; then
+	kenv=$("$S"/ci/debian-kernel.sh) || exit 2
+	eval "$kenv"
+	export KERNEL_IMAGE KERNEL_CONFIG KERNEL_MODULES KERNEL_ORIGIN
+fi
 "$S"/base-tree.sh
 "$S"/apply-series.sh
-"$S"/config.sh
-"$S"/build-kernel.sh
+# A prebuilt kernel (KERNEL_IMAGE) is booted as it is: no config, no
+# kernel build; the selftests still come from the (patched) tree.
+if [ -z "${KERNEL_IMAGE:-}" ]; then
+	"$S"/config.sh
+	"$S"/build-kernel.sh
+fi
 "$S"/build-selftests.sh
 "$S"/initramfs.sh
 . "$STATE/base.env"
@@ -54,18 +66,29 @@ echo "$RUN_ID" >"$RUN_DIR/run-id"
 BUILD_DIR=$(build_dir)
 . "$RUN_DIR/initramfs.env"
 export TESTS_TIMEOUT
+kernel=${KERNEL_IMAGE:-$BUILD_DIR/arch/arm64/boot/Image}
+kconfig=${KERNEL_IMAGE:+${KERNEL_CONFIG:-}}
+[ -n "${KERNEL_IMAGE:-}" ] || kconfig=$BUILD_DIR/.config
+export KERNEL_UNDER_TEST=$kernel KERNEL_CONFIG_UNDER_TEST=$kconfig
 
 # Metadata first (TuxMake's metadata.json in spirit): inputs, versions,
 # hashes and the command that reproduces this run.
-"$S"/metadata.sh "$RUN_DIR/metadata.json" "$RUN_NAME" "$(run_reproducer)"
+INITRD=$INITRD "$S"/metadata.sh "$RUN_DIR/metadata.json" "$RUN_NAME" "$(run_reproducer)"
 
 # boot-qemu.sh: 0 the guest finished; 2 bad input or QEMU did not start
 # (no guest, nothing to report); 3 the guest hung, panicked or stopped: the
 # report below says which, from boot.env, and the run fails (exit 1).
 boot_rc=0
-KERNEL=$BUILD_DIR/arch/arm64/boot/Image INITRD=$INITRD "$S"/boot-qemu.sh || boot_rc=$?
+KERNEL=$kernel INITRD=$INITRD "$S"/boot-qemu.sh || boot_rc=$?
 [ "$boot_rc" -eq 0 ] || [ "$boot_rc" -eq 3 ] || exit 2
-rm -f "$INITRD"
+# The run keeps what it booted (metadata.json has their sha256): the
+# Image and .config (hard links where they can be) and the initramfs,
+# under artefacts/; make lava boots the same files under LAVA.
+art=$RUN_DIR/artefacts
+mkdir -p "$art"
+ln -f "$kernel" "$art/Image" 2>/dev/null || cp "$kernel" "$art/Image"
+[ -z "$kconfig" ] || cp "$kconfig" "$art/config"
+mv "$INITRD" "$art/initramfs.cpio"
 
 phase_start report
 mkdir -p "$RESULTS_DIR"
@@ -73,6 +96,11 @@ rc=0
 python3 "$S"/report.py --run-dir "$RUN_DIR" --meta "$RUN_DIR/metadata.json" \
 	--splats "$HARNESS_ROOT/selftests/console-splats.txt" \
 	--out-summary "$OUT/results/summary.json" || rc=$?
+# The same results as KCIDB v5.3 (Documentation/ci.rst), for a CI to submit.
+if [ $rc -lt 2 ]; then
+	python3 "$S"/ci/kcidb.py --run-dir "$RUN_DIR" --patches "$WORK/$VARIANT/applied-series" -o "$RUN_DIR/kcidb.json" ||
+		{ echo "[harness] report: ERROR: kcidb.json could not be written" >&2; exit 2; }
+fi
 _phase_t0=$t_start
 if [ $rc -eq 0 ] && [ $boot_rc -eq 0 ]; then
 	status "PASS: results in ${RUN_DIR#"$PWD"/} (summary.json, junit.xml, tap.txt, console.log)"

@@ -21,12 +21,17 @@ With --repeat N (N > 1) every test to run is emitted N times, as
 "<test>@1" ... "<test>@N", each with its own result (a flaky test shows as
 some of them failing); skipped tests once.
 
+With --kernel-lacks DIR (repeatable; a prebuilt kernel under test that
+does not carry DIR's series), a test a patch of DIR adds is emitted as
+"skip", with the patch named in the reason.
+
 Tests named l2-* are nested tests (scripts/guest/l2/run-l2.sh boots an L2
 guest in the L1 guest); --no-l2 REASON emits them as "skip" with REASON
 (an initramfs without the nested kit).
 
 Usage: runlist.py <runlist> [--skip FILE]... [--only TEST[,TEST...]]
-                  [--tree SRC --patches DIR [--other-series DIR]...] [--no-l2 REASON] [--repeat N] -o OUT
+                  [--tree SRC --patches DIR [--other-series DIR]...] [--kernel-lacks DIR]...
+                  [--no-l2 REASON] [--repeat N] -o OUT
 Prints "<n run> <n skip> <sum of timeouts>" on stdout.
 """
 import argparse
@@ -123,6 +128,9 @@ def main():
                     help="a series directory (repeat it: the series, then the project's own patches)")
     ap.add_argument("--other-series", action="append", default=[], metavar="DIR",
                     help="another base's series: a test only it adds is skipped as not ported")
+    ap.add_argument("--kernel-lacks", action="append", default=[], metavar="DIR",
+                    help="a series the kernel under test does not carry (a prebuilt kernel): "
+                         "a test a patch of DIR adds is skipped")
     ap.add_argument("--no-l2", default="", metavar="REASON",
                     help="skip the nested (l2-*) tests with this reason")
     ap.add_argument("--repeat", default="1", metavar="N",
@@ -158,6 +166,15 @@ def main():
                 reason = missing_from_tree(name, a.tree, a.patches, a.other_series)
                 if reason:
                     skips[name] = (reason, "tree")
+        for name in sorted(names):
+            # A prebuilt kernel (KERNEL_IMAGE) without the series: the
+            # series' own tests test what it lacks.
+            if name in skips or name.startswith("l2-") or not a.kernel_lacks:
+                continue
+            patch = patch_adding(name, a.kernel_lacks)
+            if patch:
+                skips[name] = (f"the kernel under test (KERNEL_IMAGE) lacks {os.path.basename(patch)}, "
+                               "which adds this test (KERNEL_HAS_SERIES=1 if it carries the series)", "kernel")
     except (OSError, RunListError) as e:
         print(f"[harness] runlist: ERROR: {e}", file=sys.stderr)
         return 2

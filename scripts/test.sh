@@ -44,8 +44,16 @@
 phase_start test
 t0=$(date +%s)
 case "${FULL:-0}" in 0|1) ;; *) die "FULL=$FULL: use FULL=1 (every run on both bases) or leave it unset" ;; esac
-default_runs="mainline:debug mainline:mutants mainline:check mainline:export 6.12:vhe 6.12:check-tests"
-full_runs="mainline:vhe mainline:debug mainline:mutants mainline:check mainline:export mainline:nvhe mainline:debug-nvhe 6.12:vhe 6.12:check-tests 6.12:check 6.12:export 6.12:nvhe 6.12:debug"
+default_runs="mainline:debug mainline:lava mainline:mutants mainline:check mainline:export 6.12:vhe 6.12:prebuilt 6.12:check-tests"
+full_runs="mainline:vhe mainline:debug mainline:lava mainline:mutants mainline:check mainline:export mainline:nvhe mainline:debug-nvhe 6.12:vhe 6.12:prebuilt 6.12:check-tests 6.12:check 6.12:export 6.12:nvhe 6.12:debug"
+# lava: the debug run's Image and initramfs as a LAVA job, run by Debian's
+# lava-dispatcher (lava-run), its results checked against the debug run's
+# (TEST_LAVA_TESTS of its run list; FULL=1: all). prebuilt: Debian's own
+# arm64 kernel package (scripts/ci/debian-kernel.sh) booted with the base's
+# selftests, the series' own tests skipped (TEST_PREBUILT_ONLY).
+test_lava_tests="vgic_init vgic_irq pv_state hypercalls kvm_binary_stats_test"
+[ "${FULL:-0}" = 1 ] && test_lava_tests=""
+test_prebuilt_only="arch_timer vgic_init vgic_irq kvm_binary_stats_test pv_state hypercalls"
 # make mutants runs every mutant (Documentation/harness.rst; its time is in
 # the README); make test runs a fixed subset that fits the CI budget, one
 # mutant per run-list area, after the debug run, on its config, so that
@@ -61,8 +69,8 @@ if [ "${FULL:-0}" = 1 ]; then runs=${TEST_RUNS:-$full_runs}; else runs=${TEST_RU
 for br in $runs; do
 	case "$br" in *:*) b=${br%%:*} r=${br#*:} ;; *) b=$BASE r=$br ;; esac
 	case " $BASES " in *" $b "*) ;; *) die "TEST_RUNS: '$br': unknown base '$b'" "bases: $BASES" ;; esac
-	case "$r" in vhe|nvhe|debug|debug-nvhe|check|check-tests|export|kunit|mutants) ;; *)
-		die "TEST_RUNS: '$br': unknown run '$r'" "runs: vhe nvhe debug debug-nvhe check check-tests export kunit mutants" ;;
+	case "$r" in vhe|nvhe|debug|debug-nvhe|check|check-tests|export|kunit|mutants|lava|prebuilt) ;; *)
+		die "TEST_RUNS: '$br': unknown run '$r'" "runs: vhe nvhe debug debug-nvhe check check-tests export kunit mutants lava prebuilt" ;;
 	esac
 done
 # And every mutant name, before the hour of runs that precedes the mutants,
@@ -78,6 +86,7 @@ export RESULTS_TSV=$OUT/tests/results.tsv
 mkdir -p "$OUT/tests"
 rm -f "$OUT/tests/exit-status" "$OUT/tests/junit.xml"
 : >"$RESULTS_TSV"
+touch "$OUT/tests/started"
 
 # Seconds per phase, for the README's time table and for finding what to cut.
 PHASES_TSV=$OUT/tests/phases.tsv
@@ -199,6 +208,19 @@ for br in $runs; do
 			fi ;;
 		export) BASE=$b "$S"/tests/export-test.sh || true; boots= ;;
 		vhe) run_one "$b" vhe HOST_MODE=vhe FRAGMENTS=kvm-host L2=1 ;;
+		prebuilt) run_one "$b" prebuilt KERNEL_IMAGE=debian FRAGMENTS=kvm-host L2=0 ONLY="$test_prebuilt_only" ;;
+		lava)
+			boots=
+			lr=test-debug
+			[ -f "$OUT/results/$b/$lr/artefacts/Image" ] || lr=test-vhe
+			info "make lava BASE=$b LAVA_RUN=$lr LAVA_TESTS='$test_lava_tests' (log: $OUT/tests/lava-$b.log)"
+			n0=$(grep -c "^$b/lava/" "$RESULTS_TSV" || true)
+			BASE=$b LAVA_RUN=$lr LAVA_TESTS="$test_lava_tests" "$S"/ci/lava-run.sh >"$OUT/tests/lava-$b.log" 2>&1 || true
+			grep '^\[harness\] lava: ' "$OUT/tests/lava-$b.log" | tail -n 3
+			if [ "$(grep -c "^$b/lava/" "$RESULTS_TSV" || true)" -eq "$n0" ]; then
+				printf '%s/lava/job\terror\t%s\n' "$b" "no LAVA result: $(grep -m1 ERROR "$OUT/tests/lava-$b.log" | cut -c1-200)" >>"$RESULTS_TSV"
+				harness_errors=$((harness_errors + 1))
+			fi ;;
 		nvhe) run_one "$b" nvhe HOST_MODE=nvhe FRAGMENTS=kvm-host L2=1 ;;
 		debug|debug-nvhe)
 			# The KUnit suites are built into the debug kernel and
@@ -236,6 +258,15 @@ done
 phase_done base-cache-check
 info "disk: $(du -sh "$OUT" 2>/dev/null | cut -f1) in $OUT, $(df -h --output=avail "$OUT" | tail -n 1 | tr -d ' ') free"
 
+# Every run's KCIDB file, merged into one a CI can submit, and checked.
+mapfile -t kfiles < <(find "$OUT/results" -path '*/test-*/kcidb.json' -newer "$OUT/tests/started" 2>/dev/null | sort)
+if [ ${#kfiles[@]} -gt 0 ]; then
+	if python3 "$S"/ci/kcidb.py --merge "${kfiles[@]}" -o "$OUT/tests/kcidb.json" 2>"$OUT/tests/kcidb.err"; then
+		printf 'harness/kcidb\tpass\t%s\n' "$OUT/tests/kcidb.json: ${#kfiles[@]} runs, KCIDB v5.3 rules hold (scripts/ci/kcidb.py --check)" >>"$RESULTS_TSV"
+	else
+		printf 'harness/kcidb\tfail\t%s\n' "$(head -c 200 "$OUT/tests/kcidb.err")" >>"$RESULTS_TSV"
+	fi
+fi
 python3 "$S"/collect.py junit "$RESULTS_TSV" "$OUT/tests/junit.xml" || harness_errors=$((harness_errors + 1))
 echo
 echo "==== make test results ===="

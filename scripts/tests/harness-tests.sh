@@ -173,6 +173,13 @@ input_cases() {
 		result harness/early-llvm-old-clang skip "clang ${clang_have:-absent}: nothing to refuse here"
 	fi
 	EXPECT_TIMEOUT=30 expect early-boot-timeout 2 'BOOT_TIMEOUT=abc: use a whole number' -- env BOOT_TIMEOUT=abc "$S"/run.sh
+	# A prebuilt kernel and make lava: bad input refused in seconds.
+	EXPECT_TIMEOUT=30 expect early-kernel-image 2 'KERNEL_IMAGE=/nonexistent/Image does not exist' -- env KERNEL_IMAGE=/nonexistent/Image "$S"/run.sh
+	EXPECT_TIMEOUT=30 expect early-kernel-image-magic 2 'is not an arm64 Image' -- env KERNEL_IMAGE="$HARNESS_ROOT/README.md" "$S"/run.sh
+	EXPECT_TIMEOUT=30 expect early-kernel-has-series 2 'KERNEL_HAS_SERIES=yes: use 1' -- env KERNEL_HAS_SERIES=yes "$S"/run.sh
+	EXPECT_TIMEOUT=30 expect early-kernel-modules-alone 2 'KERNEL_CONFIG/KERNEL_MODULES without KERNEL_IMAGE' -- env KERNEL_MODULES=/tmp "$S"/run.sh
+	EXPECT_TIMEOUT=30 expect early-lava-run 2 "no make run named 'no-such-run'" -- env LAVA_RUN=no-such-run "$S"/ci/lava-run.sh
+	EXPECT_TIMEOUT=30 expect early-lava-url 2 'LAVA_URL_BASE=ftp://x: use https://' -- env LAVA_URL_BASE=ftp://x "$S"/ci/lava-run.sh
 	EXPECT_TIMEOUT=30 expect early-watchdog 2 'WATCHDOG=-5: use a whole number' -- env WATCHDOG=-5 "$S"/run.sh
 	EXPECT_TIMEOUT=30 expect early-jobs 2 'JOBS=0: use a whole number of parallel jobs' -- env JOBS=0 "$S"/run.sh
 	EXPECT_TIMEOUT=30 expect early-l2 2 'L2=yes: use 1' -- env L2=yes "$S"/run.sh

@@ -23,7 +23,7 @@ for t in shellcheck pyflakes3; do
 	row "${t%3}" fail "$t not found: make deps installs it"
 	die "$t not found" "make deps (it installs shellcheck and pyflakes3)"
 done
-mapfile -t sh_files < <(cd "$R" && { ls scripts/*.sh scripts/tests/*.sh; echo .ci/run; } | sort)
+mapfile -t sh_files < <(cd "$R" && { ls scripts/*.sh scripts/ci/*.sh scripts/tests/*.sh scripts/guest/lava-tests.sh; echo .ci/run; } | sort)
 mapfile -t py_files < <(cd "$R" && find scripts -name '*.py' | sort)
 rc=0
 out=$(cd "$R" && shellcheck -S warning -f gcc -e SC2034,SC2154,SC1090 "${sh_files[@]}" 2>&1) || true

@@ -1,0 +1,85 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Record the harness's results as LAVA test cases, in a LAVA test shell.
+
+    lava-report.py <summary.json>        make hw-run's results: one test case
+                                         per selftest (pass/fail/skip), its
+                                         seconds as the measurement
+    lava-report.py <hw-bench.json>       make hw-bench's numbers: one test
+                                         case per benchmark metric, its mean
+                                         as the measurement, with its unit
+    lava-report.py --print FILE          print the lava-test-case commands
+                                         instead of running them
+
+lava-test-case is the LAVA test shell's own command (on PATH in a test
+shell); each call is one result LAVA records. Exit 1 when the file reports
+a failed test, 2 when it cannot be read.
+"""
+import json
+import re
+import statistics
+import subprocess
+import sys
+
+RESULT = {"pass": "pass", "fail": "fail", "skip": "skip", "error": "fail", "notrun": "skip"}
+
+
+def case_name(s):
+    # LAVA test case names: no spaces, keep it to [A-Za-z0-9_.-]
+    return re.sub(r"[^A-Za-z0-9_.-]", "_", s)[:128]
+
+
+def commands(doc):
+    cmds, failed = [], False
+    if "details" in doc:  # summary.json
+        for d in doc["details"]:
+            res = RESULT.get(d.get("result"), "fail")
+            failed |= res == "fail"
+            cmd = ["lava-test-case", case_name(d["name"]), "--result", res]
+            if isinstance(d.get("duration"), (int, float)) and res != "skip":
+                cmd += ["--measurement", str(d["duration"]), "--units", "seconds"]
+            cmds.append(cmd)
+        boot = (doc.get("boot") or {}).get("result")
+        if boot and boot != "done":
+            failed = True
+            cmds.append(["lava-test-case", "boot", "--result", "fail"])
+    else:  # make hw-bench's file
+        for r in doc.get("results", []):
+            vals = [v for v in r.get("values") or [] if isinstance(v, (int, float))]
+            name = case_name(f"{r['benchmark']}.{r['metric']}")
+            if not vals:
+                cmds.append(["lava-test-case", name, "--result", "fail"])
+                failed = True
+                continue
+            cmds.append(["lava-test-case", name, "--result", "pass", "--measurement",
+                         f"{statistics.mean(vals):.6g}", "--units", case_name(r.get("unit") or "none")])
+        failed |= bool(doc.get("errors"))
+    return cmds, failed
+
+
+def main():
+    args = sys.argv[1:]
+    dry = bool(args) and args[0] == "--print"
+    if dry:
+        args = args[1:]
+    if len(args) != 1:
+        print(__doc__.strip().splitlines()[2], file=sys.stderr)
+        return 2
+    try:
+        with open(args[0], encoding="utf-8") as f:
+            doc = json.load(f)
+        cmds, failed = commands(doc)
+    except (OSError, ValueError, KeyError) as e:
+        print(f"lava-report.py: cannot read {args[0]}: {e}", file=sys.stderr)
+        subprocess.call(["lava-test-case", "harness-report", "--result", "fail"]) if not dry else None
+        return 2
+    for c in cmds:
+        if dry:
+            print(" ".join(c))
+        else:
+            subprocess.call(c)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

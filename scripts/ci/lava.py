@@ -1,0 +1,265 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""LAVA jobs from the project's runs, and LAVA's results back.
+
+    lava.py qemu --run-dir RUN --out DIR [--tests "t1 t2"] [--url-base URL]
+        The QEMU TCG job (device type qemu) that boots RUN's kernel and
+        initramfs (RUN/artefacts, kept by make run) and runs the named
+        entries of RUN's resolved run list (default: all) in a LAVA test
+        shell, one test case each. Writes DIR/job.yaml, DIR/device.yaml (the
+        qemu device lava-run needs), DIR/dispatcher.yaml, and the artefacts
+        under DIR/artefacts named <sha256>-<name>: a lab copies them to its
+        file server and passes --url-base https://... (default: file://DIR/artefacts).
+    lava.py hw --out FILE [--device-type T] [--revision REV] [--project-url URL]
+        The job template for an arm64 server in a lab (Documentation/ci.rst).
+    lava.py results --log LOG --run-dir RUN [--tests "t1 t2"]
+        LAVA's results (lava-run's YAML log) as results.tsv rows
+        "lava/<test>", each checked against RUN's own result for the test,
+        and one row "lava/equals-make-run" that compares the two sets.
+
+The jobs are data: scripts/ci/lava/*.yaml are the templates (${name}
+placeholders), and scripts/tests/golden/lava/ holds what they give for
+fixed inputs (make harness-test compares).
+"""
+import argparse
+import hashlib
+import json
+import math
+import os
+import re
+import string
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TEMPLATES = os.path.join(HERE, "lava")
+ROOT = os.path.dirname(os.path.dirname(HERE))
+
+
+class LavaError(Exception):
+    pass
+
+
+def render(name, values):
+    with open(os.path.join(TEMPLATES, name), encoding="utf-8") as f:
+        text = f.read()
+    try:
+        return string.Template(text).substitute(values)
+    except (KeyError, ValueError) as e:
+        raise LavaError(f"template {name}: {e}") from e
+
+
+def sha256(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def place(src, dest_dir, name):
+    """src under dest_dir as <sha256>-<name> (a hard link where it can be);
+    returns (file name, sha256)."""
+    digest = sha256(src)
+    fname = f"{digest}-{name}"
+    dest = os.path.join(dest_dir, fname)
+    if not os.path.exists(dest):
+        try:
+            os.link(src, dest)
+        except OSError:
+            import shutil
+            shutil.copyfile(src, dest)
+    return fname, digest
+
+
+def read_runlist(path):
+    entries = []
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            parts = line.rstrip("\n").split("\t")
+            if parts and parts[0] in ("run", "skip"):
+                entries.append(parts)
+    return entries
+
+
+def select(entries, tests):
+    names = [e[1] for e in entries]
+    if not tests:
+        return names
+    for t in tests:
+        if t not in names:
+            raise LavaError(f"'{t}' is not in the run's run list (it has: {' '.join(names)})")
+    return tests
+
+
+def qemu_values(meta, entries, tests, kernel_url, kernel_sha, ramdisk_url, ramdisk_sha, qemu="qemu-system-aarch64"):
+    gic = meta.get("gic") or 3
+    machine = ("virt,gic-version=3,its=on,virtualization=on" if gic == 3
+               else "virt,gic-version=2,virtualization=on")
+    append = "kvm-arm.mode=nvhe " if meta.get("host_mode") == "nvhe" else ""
+    secs = sum(int(e[2]) for e in entries if e[0] == "run" and e[1] in tests)
+    test_minutes = math.ceil(secs / 60) + 5
+    boot_minutes = 5
+    return {
+        "job_name": f"kvm-irq-series {meta.get('base', {}).get('name')} {meta.get('run')}: "
+                    f"{len(tests)} KVM selftests on the QEMU TCG KVM host",
+        "job_minutes": 10 + boot_minutes + test_minutes + 2,
+        "boot_minutes": boot_minutes,
+        "test_minutes": test_minutes,
+        "machine": machine,
+        "cpu": "max,pauth-impdef=on",
+        "memory": meta.get("mem") or "2G",
+        "extra": ", ".join(f"'{x}'" for x in (f"-smp {meta.get('smp') or 2}", "-accel tcg,thread=multi", "-no-reboot")),
+        "append": append,
+        "revision": meta.get("project_revision", ""),
+        "base": f"{meta.get('base', {}).get('name')} {meta.get('base', {}).get('version')}",
+        "series_hash": (meta.get("series") or {}).get("hash", ""),
+        "run": meta.get("run", ""),
+        "kernel_url": kernel_url, "kernel_sha256": kernel_sha,
+        "ramdisk_url": ramdisk_url, "ramdisk_sha256": ramdisk_sha,
+        "tests": " ".join(tests),
+        "qemu": qemu,
+    }
+
+
+def cmd_qemu(a):
+    run = a.run_dir
+    with open(os.path.join(run, "metadata.json"), encoding="utf-8") as f:
+        meta = json.load(f)
+    if meta.get("platform", "qemu-tcg") != "qemu-tcg":
+        raise LavaError(f"{run} is a {meta.get('platform')} run: the QEMU job needs a make run")
+    art = os.path.join(run, "artefacts")
+    image, initrd = os.path.join(art, "Image"), os.path.join(art, "initramfs.cpio")
+    for p in (image, initrd):
+        if not os.path.exists(p):
+            raise LavaError(f"{p} not found: the run kept no artefacts (make run keeps them; rerun it)")
+    entries = read_runlist(os.path.join(run, "runlist.tsv"))
+    tests = select(entries, a.tests.split())
+    os.makedirs(os.path.join(a.out, "artefacts"), exist_ok=True)
+    kname, ksha = place(image, os.path.join(a.out, "artefacts"), "Image")
+    rname, rsha = place(initrd, os.path.join(a.out, "artefacts"), "initramfs.cpio")
+    base = a.url_base or "file://" + os.path.abspath(os.path.join(a.out, "artefacts"))
+    base = base.rstrip("/")
+    v = qemu_values(meta, entries, tests, f"{base}/{kname}", ksha, f"{base}/{rname}", rsha, a.qemu)
+    for name, out in (("qemu-job.yaml", "job.yaml"), ("qemu-device.yaml", "device.yaml")):
+        with open(os.path.join(a.out, out), "w", encoding="utf-8") as f:
+            f.write(render(name, v))
+    with open(os.path.join(a.out, "dispatcher.yaml"), "w", encoding="utf-8") as f:
+        f.write("# lava-run's dispatcher configuration: where it downloads the artefacts to.\n"
+                f"dispatcher_download_dir: {os.path.abspath(os.path.join(a.out, 'download'))}\n")
+    print(f"{len(tests)} tests; job {os.path.join(a.out, 'job.yaml')}")
+    return 0
+
+
+def hw_values(a):
+    return {
+        "device_type": a.device_type,
+        "job_name": f"kvm-irq-series hardware kit on {a.device_type}",
+        "job_minutes": 240, "test_minutes": 220,
+        "revision": a.revision, "project_url": a.project_url,
+        "kernel_url": a.kernel_url, "ramdisk_url": a.ramdisk_url, "nfsrootfs_url": a.nfsrootfs_url,
+        "kit_packages": a.kit_packages,
+    }
+
+
+def cmd_hw(a):
+    with open(a.out, "w", encoding="utf-8") as f:
+        f.write(render("hw-job.yaml", hw_values(a)))
+    print(f"hardware job template {a.out}")
+    return 0
+
+
+def parse_log(path):
+    """lava-run's log: one mapping per line ({"dt": ..., "lvl": "results",
+    "msg": {...}}); the results lines, as dicts."""
+    out = []
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            if "lvl: results" not in line and '"lvl": "results"' not in line:
+                continue
+            # lava-dispatcher 2023.01 writes each line in YAML's flow
+            # style, which is JSON but for the non-specific tag "! " before
+            # some quoted numbers; else YAML proper (python3-yaml, a
+            # dependency of lava-dispatcher).
+            try:
+                doc = json.loads(re.sub(r'(?<=[:,\[] )! (?=")', "", line.strip().lstrip("- ")))
+            except ValueError:
+                try:
+                    import yaml
+                    doc = yaml.safe_load(line)
+                except Exception:  # noqa: BLE001 -- an unreadable line is not a result
+                    continue
+            rec = doc[0] if isinstance(doc, list) and doc else doc
+            if isinstance(rec, dict) and rec.get("lvl") == "results" and isinstance(rec.get("msg"), dict):
+                out.append(rec["msg"])
+    return out
+
+
+def cmd_results(a):
+    with open(os.path.join(a.run_dir, "summary.json"), encoding="utf-8") as f:
+        summary = json.load(f)
+    ours = {d["name"]: d["result"] for d in summary.get("details", [])}
+    tests = a.tests.split() or list(ours)
+    recs = parse_log(a.log)
+    job = [r for r in recs if r.get("definition") == "lava" and r.get("case") == "job"]
+    cases = {}
+    for r in recs:
+        if r.get("definition", "").endswith("kselftest-kvm"):
+            cases[r.get("case")] = r
+    rows, same = [], True
+    for t in tests:
+        r = cases.get(t)
+        mine = ours.get(t, "absent")
+        if r is None:
+            rows.append((f"lava/{t}", "fail", f"no LAVA test case (make run: {mine})"))
+            same = False
+            continue
+        res = r.get("result")
+        meas = r.get("measurement")
+        note = f"LAVA {res}{f' in {meas}s' if meas not in (None, '') else ''}; make run: {mine}"
+        if res == mine:
+            rows.append((f"lava/{t}", "pass" if res in ("pass", "skip") else "fail", note))
+        else:
+            same = False
+            rows.append((f"lava/{t}", "fail", note + " (differs)"))
+    jres = job[-1].get("result") if job else "absent"
+    rows.append(("lava/job", "pass" if jres == "pass" else "fail",
+                 f"lava-run's job result: {jres}{'; ' + str(job[-1].get('error_msg')) if job and job[-1].get('error_msg') else ''}"))
+    rows.append(("lava/equals-make-run", "pass" if same else "fail",
+                 f"{len(tests)} tests: LAVA's results {'equal' if same else 'differ from'} make run's on the same kernel and initramfs"))
+    for r in rows:
+        print("\t".join(r))
+    return 0 if all(r[1] == "pass" for r in rows) else 1
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    q = sub.add_parser("qemu")
+    q.add_argument("--run-dir", required=True)
+    q.add_argument("--out", required=True)
+    q.add_argument("--tests", default="")
+    q.add_argument("--url-base", default="")
+    q.add_argument("--qemu", default="qemu-system-aarch64")
+    h = sub.add_parser("hw")
+    h.add_argument("--out", required=True)
+    h.add_argument("--device-type", default="LAB-DEVICE-TYPE")
+    h.add_argument("--revision", default="main")
+    h.add_argument("--project-url", default="https://example.org/kvm-irq-series.git")
+    h.add_argument("--kernel-url", default="https://lab.example.org/kernel/Image")
+    h.add_argument("--ramdisk-url", default="https://lab.example.org/debian-12-arm64/initrd.img.gz")
+    h.add_argument("--nfsrootfs-url", default="https://lab.example.org/debian-12-arm64/rootfs.tar.xz")
+    h.add_argument("--kit-packages", required=True, help="the hardware kit's packages (scripts/deps.sh --kit-packages)")
+    r = sub.add_parser("results")
+    r.add_argument("--log", required=True)
+    r.add_argument("--run-dir", required=True)
+    r.add_argument("--tests", default="")
+    a = ap.parse_args()
+    try:
+        return {"qemu": cmd_qemu, "hw": cmd_hw, "results": cmd_results}[a.cmd](a)
+    except (LavaError, OSError, ValueError) as e:
+        print(f"[harness] lava: ERROR: {e}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,202 @@
+# SPDX-License-Identifier: GPL-2.0
+"""scripts/ci: the LAVA jobs (golden files), LAVA's results, KCIDB JSON and
+its checker, the prebuilt kernel's module list, and the run list's skips
+for a kernel without the series.
+
+UPDATE_GOLDEN=1 rewrites scripts/tests/golden/lava/ from the templates
+(review the diff: it is what a lab receives)."""
+import copy
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+from common import FX, ROOT, SCRIPTS
+
+sys.path.insert(0, os.path.join(SCRIPTS, "ci"))
+import kcidb  # noqa: E402
+import lava  # noqa: E402
+
+CI = os.path.join(FX, "ci")
+GOLDEN = os.path.join(ROOT, "scripts", "tests", "golden", "lava")
+KERNEL_SHA = "1f946f3cf8e0337446d4d8d13be639ce8c6fe94ab38e8538689c6b4e8c1f0e71"
+INITRD_SHA = "bbda4247c651f3cc91107afe8ed54df9b4fceac49a63a244d26d24a456d1afba"
+URL = "https://lab.example.org/kvm-irq-series/artefacts"
+KIT = "make gcc libc6-dev ccache rsync xz-utils perl python3 quilt patch git kmod procps qemu-system-arm rt-tests busybox-static cpio"
+
+
+def golden_jobs():
+    """The job files for fixed inputs: the fixture run, fixed artefacts."""
+    with open(os.path.join(CI, "run", "metadata.json")) as f:
+        meta = json.load(f)
+    entries = lava.read_runlist(os.path.join(CI, "run", "runlist.tsv"))
+    tests = lava.select(entries, ["vgic_init", "pv_state", "hypercalls", "kvm_binary_stats_test"])
+    v = lava.qemu_values(meta, entries, tests, f"{URL}/{KERNEL_SHA}-Image", KERNEL_SHA,
+                         f"{URL}/{INITRD_SHA}-initramfs.cpio", INITRD_SHA)
+    hw = lava.hw_values(type("A", (), {
+        "device_type": "ampere-altra", "revision": "0123456789abcdef0123456789abcdef01234567",
+        "project_url": "https://example.org/kvm-irq-series.git",
+        "kernel_url": "https://lab.example.org/kernel/Image",
+        "ramdisk_url": "https://lab.example.org/debian-12-arm64/initrd.img.gz",
+        "nfsrootfs_url": "https://lab.example.org/debian-12-arm64/rootfs.tar.xz",
+        "kit_packages": KIT})())
+    return {"qemu-job.yaml": lava.render("qemu-job.yaml", v),
+            "qemu-device.yaml": lava.render("qemu-device.yaml", v),
+            "hw-job.yaml": lava.render("hw-job.yaml", hw)}
+
+
+class LavaJobs(unittest.TestCase):
+    def test_golden(self):
+        jobs = golden_jobs()
+        if os.environ.get("UPDATE_GOLDEN") == "1":
+            os.makedirs(GOLDEN, exist_ok=True)
+            for name, text in jobs.items():
+                with open(os.path.join(GOLDEN, name), "w") as f:
+                    f.write(text)
+        for name, text in jobs.items():
+            with open(os.path.join(GOLDEN, name)) as f:
+                self.assertEqual(f.read(), text, f"{name} differs from its golden file (UPDATE_GOLDEN=1 after review)")
+
+    def test_lava_schema(self):
+        """The golden jobs pass LAVA's own job schema (lava_common.schemas,
+        Debian's lava-dispatcher) where it is installed."""
+        py = "/usr/bin/python3"
+        if subprocess.call([py, "-c", "import lava_common.schemas"], stderr=subprocess.DEVNULL) != 0:
+            self.skipTest("lava-dispatcher not installed (make deps installs it)")
+        for name in ("qemu-job.yaml", "hw-job.yaml"):
+            r = subprocess.run([py, "-c", "import sys, yaml; from lava_common.schemas import validate; "
+                                "validate(yaml.safe_load(open(sys.argv[1])))", os.path.join(GOLDEN, name)],
+                               capture_output=True, text=True)
+            self.assertEqual(r.returncode, 0, f"{name}: {r.stderr.strip().splitlines()[-1:]}")
+
+    def test_unknown_test_refused(self):
+        entries = lava.read_runlist(os.path.join(CI, "run", "runlist.tsv"))
+        with self.assertRaises(lava.LavaError):
+            lava.select(entries, ["vgic_init", "no_such_test"])
+
+    def test_timeouts_from_run_list(self):
+        jobs = golden_jobs()["qemu-job.yaml"]
+        # 180 + 180 + 180 + 120 s of the run list -> 11 min, + 5 of margin
+        self.assertIn("    timeout:\n      minutes: 16\n    definitions:", jobs)
+
+
+class LavaResults(unittest.TestCase):
+    def rows(self, summary_edit=None, tests=""):
+        d = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, d)
+        with open(os.path.join(CI, "run", "summary.json")) as f:
+            s = json.load(f)
+        if summary_edit:
+            summary_edit(s)
+        with open(os.path.join(d, "summary.json"), "w") as f:
+            json.dump(s, f)
+        r = subprocess.run([sys.executable, os.path.join(SCRIPTS, "ci", "lava.py"), "results",
+                            "--log", os.path.join(CI, "lava.log.yaml"), "--run-dir", d,
+                            "--tests", tests], capture_output=True, text=True)
+        return r.returncode, [line.split("\t") for line in r.stdout.splitlines()]
+
+    def test_equal(self):
+        rc, rows = self.rows(tests="vgic_init pv_state kvm_binary_stats_test hypercalls")
+        self.assertEqual(rc, 0, rows)
+        self.assertEqual([r[1] for r in rows], ["pass"] * 6)
+        self.assertEqual(rows[-1][0], "lava/equals-make-run")
+
+    def test_differs(self):
+        def fail_pv(s):
+            for d in s["details"]:
+                if d["name"] == "pv_state":
+                    d["result"] = "fail"
+        rc, rows = self.rows(fail_pv, tests="vgic_init pv_state")
+        self.assertEqual(rc, 1)
+        self.assertEqual(dict((r[0], r[1]) for r in rows)["lava/pv_state"], "fail")
+        self.assertEqual(rows[-1][:2], ["lava/equals-make-run", "fail"])
+
+    def test_missing_case(self):
+        rc, rows = self.rows(tests="vgic_init arch_timer")
+        self.assertEqual(rc, 1)
+        self.assertIn("no LAVA test case", dict((r[0], r[2]) for r in rows)["lava/arch_timer"])
+
+
+class Kcidb(unittest.TestCase):
+    def doc(self, sub="run", series=None):
+        return kcidb.build_doc(os.path.join(CI, sub), "kvm_arm64_irq_series", series)
+
+    def test_run_valid(self):
+        d = self.doc(series=os.path.join(ROOT, "patches", "mainline"))
+        self.assertEqual(kcidb.check(d), [])
+        self.assertEqual(d["version"], {"major": 5, "minor": 3})
+        paths = {t["path"]: t["status"] for t in d["tests"]}
+        self.assertEqual(paths["kselftest.kvm.vgic_init"], "PASS")
+        self.assertEqual(paths["kselftest.kvm.arm64_vgic_lpi_stress"], "SKIP")
+        self.assertEqual(paths["kselftest.nested.l2-pv-guest"], "ERROR")
+        self.assertEqual(paths["boot"], "PASS")
+        self.assertRegex(d["checkouts"][0]["patchset_hash"], "^[0-9a-f]{64}$")
+
+    def test_bench_numbers(self):
+        d = self.doc("bench")
+        self.assertEqual(kcidb.check(d), [])
+        nums = [t for t in d["tests"] if "number" in t]
+        self.assertEqual(len(nums), 3)
+        self.assertTrue(all(t["status"] == "DONE" and t["path"].startswith("bench.") for t in nums))
+
+    def test_checker_rejects(self):
+        good = self.doc()
+        cases = {
+            "slash in path": lambda d: d["tests"][1].__setitem__("path", "kselftest.kvm.arm64/vgic_irq"),
+            "null": lambda d: d["builds"][0].__setitem__("compiler", None),
+            "status": lambda d: d["tests"][0].__setitem__("status", "TIMEOUT"),
+            "origin": lambda d: d["checkouts"][0].__setitem__("origin", "Bad-Origin"),
+            "id without origin": lambda d: d["tests"][0].__setitem__("id", "x"),
+            "unknown field": lambda d: d["tests"][0].__setitem__("result", "pass"),
+            "missing build_id": lambda d: d["tests"][0].pop("build_id"),
+            "dangling build_id": lambda d: d["tests"][0].__setitem__("build_id", "kvm_arm64_irq_series:none"),
+            "version": lambda d: d.__setitem__("version", {"major": 4, "minor": 5}),
+            "number on SKIP": lambda d: d["tests"][0].update(status="SKIP", number={"value": 1}),
+            "http repo": lambda d: d["checkouts"][0].__setitem__("git_repository_url", "http://x/y.git"),
+        }
+        for what, edit in cases.items():
+            d = copy.deepcopy(good)
+            edit(d)
+            self.assertNotEqual(kcidb.check(d), [], f"the checker accepted a document with a bad {what}")
+
+    def test_path_words(self):
+        self.assertEqual(kcidb.kpath("arm64/vgic_irq"), "arm64_vgic_irq")
+
+
+class Modules(unittest.TestCase):
+    def run_modules(self, *names):
+        r = subprocess.run([sys.executable, os.path.join(SCRIPTS, "ci", "modules.py"),
+                            os.path.join(CI, "modules"), *names], capture_output=True, text=True)
+        return r.returncode, r.stdout.split()
+
+    def test_order_and_builtin(self):
+        rc, out = self.run_modules("virtio_blk", "virtio_console", "9p")
+        self.assertEqual(rc, 0)
+        self.assertEqual(out, ["kernel/drivers/virtio/virtio_ring.ko.xz", "kernel/drivers/char/virtio_console.ko.xz",
+                               "kernel/net/9p/9pnet.ko.xz", "kernel/fs/netfs/netfs.ko.xz", "kernel/fs/9p/9p.ko.xz"])
+
+    def test_unknown(self):
+        rc, _ = self.run_modules("no_such_driver")
+        self.assertEqual(rc, 2)
+
+
+class KernelLacks(unittest.TestCase):
+    def test_series_tests_skipped(self):
+        d = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, d)
+        rl = os.path.join(d, "runlist.txt")
+        with open(rl, "w") as f:
+            f.write("vgic_init 180\npv_state 180\n")
+        out = os.path.join(d, "out.tsv")
+        r = subprocess.run([sys.executable, os.path.join(SCRIPTS, "runlist.py"), rl,
+                            "--kernel-lacks", os.path.join(ROOT, "patches", "mainline"), "-o", out],
+                           capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(out) as f:
+            lines = [line.rstrip("\n").split("\t") for line in f]
+        self.assertEqual(lines[0][:2], ["run", "vgic_init"])
+        self.assertEqual(lines[1][:2], ["skip", "pv_state"])
+        self.assertIn("lacks 0022-", lines[1][2])
