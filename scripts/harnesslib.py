@@ -4,6 +4,7 @@
 read_env()      the env files written by lib.sh's write_env (VAR=<%q value>)
 list_entries()  the run lists and benchmark lists ("<name> <timeout> ..."
                 lines, '#' comments), with their shared checks
+series_names()  a quilt series file's patch names, in order
 """
 import os
 import shlex
@@ -24,6 +25,18 @@ def read_env(path):
             words = shlex.split(v) if v else [""]
             env[k] = words[0] if words else ""
     return env
+
+
+def series_names(series_dir):
+    """The patch names of <series_dir>/series, in order (quilt's format:
+    '#' comments, blank lines, a name with optional patch options)."""
+    names = []
+    with open(os.path.join(series_dir, "series"), encoding="utf-8") as f:
+        for line in f:
+            line = line.split("#", 1)[0].strip()
+            if line:
+                names.append(line.split()[0])
+    return names
 
 
 class ListError(Exception):

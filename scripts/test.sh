@@ -100,9 +100,9 @@ phase_done() { # phase_done <name>: the time since the last phase ended
 }
 
 # Every package of every phase, here (make check's sparse, make export's
-# b4): a fresh machine installs them once, in this phase, not inside the
+# b4, make lava's lava-dispatcher): a fresh machine installs them once, in this phase, not inside the
 # phases whose time the README reports.
-EXTRA_PACKAGES="${EXTRA_PACKAGES:-} sparse b4" "$S"/deps.sh ||
+EXTRA_PACKAGES="${EXTRA_PACKAGES:-} sparse b4" LAVA=1 "$S"/deps.sh ||
 	{ echo 2 >"$OUT/tests/exit-status"; echo "0 passed, 1 failed, 0 skipped"; exit 2; }
 # Disk: per base the base cache, one copied and several hard-linked work
 # trees and their build directories, and a transient git checkout for the

@@ -28,6 +28,9 @@ import os
 import re
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from harnesslib import series_names  # noqa: E402
+
 ORIGIN_RE = re.compile(r"^[a-z0-9_]+$")
 ID_RE = re.compile(r"^[a-z0-9_]+:.*$")
 PATH_RE = re.compile(r"^([a-zA-Z0-9_-]+(\.[a-zA-Z0-9_-]+)*)?$")
@@ -159,12 +162,7 @@ def kpath(name):
 def patchset_hash(series_dir):
     """KCIDB's patchset_hash: sha256 over the newline-terminated sha256 of
     each patch, in series order ("" for no patches)."""
-    names = []
-    with open(os.path.join(series_dir, "series"), encoding="utf-8") as f:
-        for line in f:
-            line = line.split("#", 1)[0].strip()
-            if line:
-                names.append(line.split()[0])
+    names = series_names(series_dir)
     if not names:
         return ""
     lines = ""

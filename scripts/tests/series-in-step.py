@@ -17,16 +17,13 @@ import os
 import re
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from harnesslib import series_names  # noqa: E402
+
 
 def patches(d):
-    names = []
-    with open(os.path.join(d, "series"), encoding="utf-8") as f:
-        for line in f:
-            line = line.split("#", 1)[0].strip()
-            if line:
-                names.append(line.split()[0])
     out = []
-    for n in names:
+    for n in series_names(d):
         with open(os.path.join(d, n), encoding="utf-8") as f:
             msg = email.message_from_file(f, policy=email.policy.default)
         subject = re.sub(r"^\[PATCH[^\]]*\]\s*", "", " ".join(str(msg["Subject"]).split()))
