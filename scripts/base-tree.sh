@@ -112,31 +112,9 @@ base_pin_note() {
 	echo "the pinned $BASE_PACKAGE $BASE_PACKAGE_VERSION is gone from ${BASE_SUITE#* }: using $v, the newest $BASE_SERIES.y there, verified by apt against the suite's signed index (not the pinned sha256)"
 }
 
-kernel_version() {
-	awk -F' *= *' '
-		$1 == "VERSION" { v = $2 } $1 == "PATCHLEVEL" { p = $2 }
-		$1 == "SUBLEVEL" { s = $2 } $1 == "EXTRAVERSION" { e = $2 }
-		END { if (v != "") printf "%s.%s.%s%s\n", v, p, s, e }' "$1/Makefile"
-}
-
-check_tree() {
-	local t=$1
-	[ -f "$t/Makefile" ] && [ -n "$(kernel_version "$t")" ] ||
-		die "$t is not a Linux kernel tree (no top-level Makefile with VERSION)" \
-			"point KERNEL_SRC at the top of a kernel source tree"
-	[ -d "$t/arch/arm64/kvm" ] ||
-		die "$t has no arch/arm64/kvm" "KERNEL_SRC must be a kernel tree with arm64 KVM"
-	[ -d "$t/tools/testing/selftests/kvm" ] ||
-		die "$t has no tools/testing/selftests/kvm" "use a complete kernel tree (with tools/)"
-}
-
 if [ -n "${KERNEL_SRC:-}" ]; then
-	[ -e "$KERNEL_SRC" ] || die "KERNEL_SRC=$KERNEL_SRC does not exist" \
-		"set KERNEL_SRC to an existing kernel tree, or unset it to use $BASE_PACKAGE"
-	[ -d "$KERNEL_SRC" ] || die "KERNEL_SRC=$KERNEL_SRC is not a directory" \
-		"set KERNEL_SRC to the top directory of a kernel tree"
+	validate_tree_inputs
 	src=$(cd "$KERNEL_SRC" && pwd)
-	check_tree "$src"
 	# Identify the tree without hashing 1.5 GB: a git checkout by its commit
 	# and its local changes, a plain tree by its file list, sizes and mtimes.
 	if git -C "$src" rev-parse --is-inside-work-tree >/dev/null 2>&1 &&

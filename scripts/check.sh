@@ -42,6 +42,8 @@
 # Results: $OUT/check/<base>/<run>/table.txt, check.json, logs/.
 . "$(dirname "$0")/lib.sh"
 phase_start check
+resolve_patches
+validate_tree_inputs
 lock_out
 t_start=$(date +%s)
 S=$HARNESS_ROOT/scripts

@@ -57,6 +57,7 @@ SMP=${SMP:-2}
 MEM=${MEM:-4G}
 check_uint HW_REPS "$HW_REPS" 1
 check_uint HW_WATCHDOG "$HW_WATCHDOG" 60
+[ -z "${KERNEL_SRC:-}" ] || die "make hw-emulated takes its base from the package (the guest gets the .deb)" "unset KERNEL_SRC"
 validate_machine_inputs
 case "$HW_DISK_SIZE" in [1-9]*[0-9]G|[1-9]G) ;; *) die "HW_DISK_SIZE=$HW_DISK_SIZE: use a size in G, e.g. 16G" ;; esac
 for s in $HW_STEPS; do
@@ -73,7 +74,6 @@ for f in $HW_SKIPLISTS; do
 done
 [ "$(id -u)" -eq 0 ] || die "make hw-emulated needs root" \
 	"run it as root (mmdebstrap's root mode, the disk image's file owners, binfmt_misc)"
-[ -z "${KERNEL_SRC:-}" ] || die "make hw-emulated takes its base from the package (the guest gets the .deb)" "unset KERNEL_SRC"
 [ "$PATCHES" = "$SERIES_DEFAULT" ] || die "PATCHES=$PATCHES: the guest builds its selftests from the clone's patches/$BASE" \
 	"unset PATCHES (commit the series you want to test)"
 # The kernels are built from this checkout, the guest's selftests from a

@@ -69,7 +69,9 @@ bin=$dir/bin
 BENCH_BIN=$bin "$S"/build-bench.sh
 stage=$dir/guest.d
 mkdir -p "$stage/bin"
-cp "$(busybox_arm64)" "$stage/bin/busybox"
+# (busybox_arm64 dies in the command substitution's subshell: stop here too)
+bb=$(busybox_arm64) || exit 2
+cp "$bb" "$stage/bin/busybox" || die "cannot copy busybox into $stage" "check free space under $dir"
 cp "$S/guest/l2/init" "$stage/init"
 cp "$bin/pv-guest" "$stage/pv-guest"
 # hackbench (rt-tests), with the libraries and loader it needs, as the

@@ -21,6 +21,7 @@ case "$mode" in run|fragment|parse) ;; *) die "unknown mode '$mode'" "use: kunit
 # make kunit on a fresh clone: the base tree and the series first (both
 # are no-ops when up to date).
 if [ "$mode" != parse ]; then
+	validate_tree_inputs
 	[ "$mode" = run ] && lock_out
 	"$HARNESS_ROOT"/scripts/base-tree.sh >&2 || exit 2
 	"$HARNESS_ROOT"/scripts/apply-series.sh >&2 || exit 2

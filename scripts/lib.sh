@@ -684,23 +684,78 @@ check_uint() {
 # taken by the top-level targets; nested scripts on the same OUT inherit it
 # (HARNESS_LOCKED names the OUT locked: a child on another OUT, or make
 # clean started from a run, takes that OUT's own lock).
+# out_problem: why OUT cannot be written, in words (for lock_out's message).
+out_problem() {
+	local d=$OUT
+	while [ ! -d "$d" ]; do d=$(dirname "$d"); done
+	if touch "$d/.harness-write-test" 2>/dev/null; then
+		rm -f "$d/.harness-write-test"
+		echo "$d is writable; see the error above"
+	elif grep -qs " $(df --output=target "$d" 2>/dev/null | tail -n 1) [^ ]* ro[, ]" /proc/mounts; then
+		echo "$d is on a read-only file system"
+	elif [ "$(df --output=avail "$d" 2>/dev/null | tail -n 1 | tr -d ' ')" = 0 ]; then
+		echo "the file system of $d is full"
+	else
+		echo "$d is not writable by $(id -un)"
+	fi
+}
+
 lock_out() {
 	[ -n "${HARNESS_LOCKED:-}" ] && [ "$HARNESS_LOCKED" = "$OUT" ] && return 0
 	# An OUT the harness makes (or finds empty) is marked as its own: make
 	# clean/distclean remove only such a directory (scripts/clean.sh).
 	if [ ! -d "$OUT" ] || [ -z "$(ls -A "$OUT" 2>/dev/null)" ]; then
-		mkdir -p "$OUT" && touch "$OUT/.harness-owned"
+		mkdir -p "$OUT" 2>/dev/null && touch "$OUT/.harness-owned" 2>/dev/null ||
+			die "cannot create OUT=$OUT ($(out_problem))" "set OUT=<a writable directory> (make's variable or the environment)"
 	fi
-	exec 9>"$OUT/.lock"
+	# A read-only or foreign OUT: say so (a harness error), not a raw bash
+	# message and exit 1, which reads as a failed test.
+	{ exec 9>"$OUT/.lock"; } 2>/dev/null ||
+		die "cannot write OUT=$OUT ($(out_problem))" "set OUT=<a writable directory>, or fix its permissions"
 	flock -n 9 || die "another harness command is using OUT=$OUT (lock $OUT/.lock held by: $(cat "$OUT/.lock.owner" 2>/dev/null || echo unknown))" \
 		"wait for it to finish, or use another OUT=<dir>"
 	echo "pid $$: $0" >"$OUT/.lock.owner"
 	export HARNESS_LOCKED=$OUT
 }
 
-# validate_machine_inputs: HOST_MODE, GIC, SMP and MEM of the QEMU machine
-# (make run and make bench), before any work; a bad one exits 2.
+kernel_version() {
+	awk -F' *= *' '
+		$1 == "VERSION" { v = $2 } $1 == "PATCHLEVEL" { p = $2 }
+		$1 == "SUBLEVEL" { s = $2 } $1 == "EXTRAVERSION" { e = $2 }
+		END { if (v != "") printf "%s.%s.%s%s\n", v, p, s, e }' "$1/Makefile"
+}
+
+check_tree() {
+	local t=$1
+	[ -f "$t/Makefile" ] && [ -n "$(kernel_version "$t")" ] ||
+		die "$t is not a Linux kernel tree (no top-level Makefile with VERSION)" \
+			"point KERNEL_SRC at the top of a kernel source tree"
+	[ -d "$t/arch/arm64/kvm" ] ||
+		die "$t has no arch/arm64/kvm" "KERNEL_SRC must be a kernel tree with arm64 KVM"
+	[ -d "$t/tools/testing/selftests/kvm" ] ||
+		die "$t has no tools/testing/selftests/kvm" "use a complete kernel tree (with tools/)"
+}
+
+# validate_tree_inputs: KERNEL_SRC (a complete kernel tree) and PATCHES (a
+# series directory), before any lock, deletion or download (base-tree.sh
+# checks KERNEL_SRC again when it copies it).
+validate_tree_inputs() {
+	if [ -n "${KERNEL_SRC:-}" ]; then
+		[ -e "$KERNEL_SRC" ] || die "KERNEL_SRC=$KERNEL_SRC does not exist" \
+			"set KERNEL_SRC to an existing kernel tree, or unset it to use $BASE_PACKAGE"
+		[ -d "$KERNEL_SRC" ] || die "KERNEL_SRC=$KERNEL_SRC is not a directory" \
+			"set KERNEL_SRC to the top directory of a kernel tree"
+		check_tree "$(cd "$KERNEL_SRC" && pwd)"
+	fi
+	[ -d "$PATCHES" ] && [ -f "$PATCHES/series" ] || die "PATCHES=$PATCHES has no series file" \
+		"point PATCHES at a directory with a quilt series file (patches/<base>)"
+}
+
+# validate_machine_inputs: the tree inputs, and HOST_MODE, GIC, SMP and MEM of
+# the QEMU machine (make run, make bench, make mutants), before any work; a
+# bad one exits 2.
 validate_machine_inputs() {
+	validate_tree_inputs
 	case "${HOST_MODE:-vhe}" in vhe|nvhe) ;; *) die "HOST_MODE=$HOST_MODE: use vhe or nvhe" ;; esac
 	case "${GIC:-3}" in 2|3) ;; *) die "GIC=$GIC: use 3 (GICv3+ITS) or 2" ;; esac
 	check_uint SMP "${SMP:-2}" 1
@@ -743,8 +798,6 @@ validate_run_inputs() {
 	for s in ${SKIPLISTS:-}; do
 		[ -f "$s" ] || die "SKIPLISTS: $s not found" "name existing skip lists (selftests/skip-*.txt)"
 	done
-	[ -d "$PATCHES" ] && [ -f "$PATCHES/series" ] || die "PATCHES=$PATCHES has no series file" \
-		"point PATCHES at a directory with a quilt series file (patches/<base>)"
 	validate_prebuilt_inputs
 	# The run list, skip lists and ONLY against each other (the tree is
 	# checked later, once it exists).

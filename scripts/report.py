@@ -19,6 +19,9 @@ import xml.etree.ElementTree as ET
 from harnesslib import read_env
 
 RESULT_RE = re.compile(r"^(not ok|ok) (\d+) (?:selftests: (\S+): |bench: )?(\S+)(?:\s+#\s*(.*))?$")
+# A result with no description, only the directive: "ok 3 # SKIP <name>"
+# (the form older kselftest runners and kunit's stored logs print).
+BARE_RE = re.compile(r"^(not ok|ok) (\d+)\s+#\s*(SKIP|TODO)\b\s*(.*)$", re.IGNORECASE)
 
 
 def parse_tap(text):
@@ -43,6 +46,15 @@ def parse_tap(text):
         m = re.match(r"^# harness: duration (\S+) (\d+)s$", line)
         if m:
             durations[m.group(1)] = int(m.group(2))
+            continue
+        m = BARE_RE.match(line)
+        if m:
+            ok, num, kind, rest = m.groups()
+            name = rest.split()[0] if rest.split() else f"test-{num}"
+            tests.append({"name": name, "number": int(num),
+                          "result": "skip" if kind.upper() == "SKIP" else ("pass" if ok == "ok" else "fail"),
+                          "reason": rest.strip() or kind.upper(), "output": pending, "duration": None})
+            pending = []
             continue
         m = RESULT_RE.match(line)
         if m:
@@ -84,10 +96,10 @@ def load_patterns(path):
             elif kind == "allow":
                 regex, _, reason = rest.partition("  # ")
                 if not reason.strip():
-                    raise SystemExit(f"{path}:{lineno}: allow pattern without a reason")
+                    raise ValueError(f"{path}:{lineno}: allow pattern without a reason")
                 allow.append(re.compile(regex.strip()))
             else:
-                raise SystemExit(f"{path}:{lineno}: expected 'deny' or 'allow', got '{kind}'")
+                raise ValueError(f"{path}:{lineno}: expected 'deny' or 'allow', got '{kind}'")
     return deny, allow
 
 
@@ -247,4 +259,10 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # Exit 1 means "a test failed": a report that cannot be made (a file
+    # missing or malformed, a bad splat pattern) is a harness error, 2.
+    try:
+        sys.exit(main())
+    except Exception as e:  # noqa: BLE001 -- any crash is the harness's, not a test's
+        print(f"[harness] report: ERROR: {type(e).__name__}: {e}", file=sys.stderr)
+        sys.exit(2)

@@ -173,7 +173,30 @@ input_cases() {
 		result harness/early-llvm-old-clang skip "clang ${clang_have:-absent}: nothing to refuse here"
 	fi
 	EXPECT_TIMEOUT=30 expect early-boot-timeout 2 'BOOT_TIMEOUT=abc: use a whole number' -- env BOOT_TIMEOUT=abc "$S"/run.sh
+	# lib.sh's functions that die (exit 2) do so in the subshell of a
+	# command substitution: every "$(fn)" of them must stop its caller too
+	# (hw-pv-ab.sh copied an empty path on, newcomer trial 2026-12-02).
+	local unguarded
+	unguarded=$(cd "$HARNESS_ROOT" && grep -nE '[^=]"\$\(busybox_arm64\)"' scripts/*.sh scripts/ci/*.sh scripts/tests/*.sh || true)
+	if [ -z "$unguarded" ]; then result harness/die-in-substitution pass "every \$(busybox_arm64) assigns and stops on failure"
+	else result harness/die-in-substitution fail "used inline: $(echo "$unguarded" | head -n 3 | tr '\n' ' ')"; fi
+	# A read-only OUT: a harness error that says so (it was a raw bash
+	# message and exit 1).
+	local ro=$LOGS/ro-out
+	mkdir -p "$ro"
+	if mount -t tmpfs -o ro,size=1m tmpfs "$ro" 2>/dev/null; then
+		EXPECT_TIMEOUT=30 expect out-read-only 2 'cannot create OUT=.*read-only file system' -- env OUT="$ro/out" "$S"/run.sh
+		umount "$ro"
+	else
+		result harness/out-read-only skip "cannot mount a read-only tmpfs here (not root, or no mount permission)"
+	fi
 	# A prebuilt kernel and make lava: bad input refused in seconds.
+	# KERNEL_SRC and PATCHES before the lock, any deletion or download, also
+	# in a dry run and for bench, check and kunit.
+	EXPECT_TIMEOUT=30 expect early-kernel-src-dry-run 2 'KERNEL_SRC=/nonexistent/linux does not exist' -- env KERNEL_SRC=/nonexistent/linux "$S"/run.sh --dry-run
+	EXPECT_TIMEOUT=30 expect early-bench-patches 2 'PATCHES=/nonexistent/series has no series file' -- env PATCHES=/nonexistent/series "$S"/bench.sh
+	EXPECT_TIMEOUT=30 expect early-check-patches 2 'PATCHES=/nonexistent/series does not exist' -- env PATCHES=/nonexistent/series "$S"/check.sh
+	EXPECT_TIMEOUT=30 expect early-kunit-src 2 'KERNEL_SRC=/nonexistent/linux does not exist' -- env KERNEL_SRC=/nonexistent/linux "$S"/kunit.sh
 	EXPECT_TIMEOUT=30 expect early-kernel-image 2 'KERNEL_IMAGE=/nonexistent/Image does not exist' -- env KERNEL_IMAGE=/nonexistent/Image "$S"/run.sh
 	EXPECT_TIMEOUT=30 expect early-kernel-image-magic 2 'is not an arm64 Image' -- env KERNEL_IMAGE="$HARNESS_ROOT/README.md" "$S"/run.sh
 	EXPECT_TIMEOUT=30 expect early-kernel-has-series 2 'KERNEL_HAS_SERIES=yes: use 1' -- env KERNEL_HAS_SERIES=yes "$S"/run.sh
@@ -231,8 +254,14 @@ input_cases() {
 	mkdir -p "$stale"
 	echo '{"run": "test-stale", "run_id": "an-earlier-run", "details": []}' >"$stale/summary.json"
 	cp "$stale/summary.json" "$OUT/results/summary.json"
-	if expect stale-summary-rerun 2 'KERNEL_SRC=/nonexistent/linux does not exist' -- \
-		env KERNEL_SRC=/nonexistent/linux RUN_NAME=test-stale "$S"/run.sh; then
+	# (a tree that passes the input checks, which come before any deletion,
+	# and fails later: the series does not apply to it)
+	local hollow=$LOGS/hollow-tree
+	rm -rf "$hollow"
+	mkdir -p "$hollow/arch/arm64/kvm" "$hollow/tools/testing/selftests/kvm"
+	printf 'VERSION = 7\nPATCHLEVEL = 3\nSUBLEVEL = 4\nEXTRAVERSION =\n' >"$hollow/Makefile"
+	if expect stale-summary-rerun 2 'ERROR' -- \
+		env KERNEL_SRC="$hollow" RUN_NAME=test-stale L2=0 "$S"/run.sh; then
 		if [ ! -e "$stale/summary.json" ] && [ ! -e "$OUT/results/summary.json" ]; then
 			result harness/stale-summary-removed pass "no summary.json survives a failed rerun"
 		else
@@ -689,10 +718,11 @@ pin_cases() {
 
 # A tiny initramfs: busybox plus one of the fixture inits.
 tiny_initramfs() {
-	local init=$1 out=$2 d
+	local init=$1 out=$2 d bb
+	bb=$(busybox_arm64) || return 2
 	d=$(mktemp -d)
 	mkdir -p "$d/bin" "$d/proc" "$d/dev"
-	cp "$(busybox_arm64)" "$d/bin/busybox"
+	cp "$bb" "$d/bin/busybox"
 	cp "$init" "$d/init"
 	pack_cpio "$d" "$out"
 	rm -rf "$d"

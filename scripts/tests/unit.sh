@@ -13,7 +13,7 @@ python3 "$HARNESS_ROOT/scripts/tests/unit/run.py" >"$out" || rc=$?
 [ -n "${RESULTS_TSV:-}" ] && cat "$out" >>"$RESULTS_TSV"
 awk -F'\t' '$2 != "pass" { printf "[harness] harness-unit: %s %s: %s\n", toupper($2), $1, $3 }' "$out"
 n=$(wc -l <"$out")
-bad=$(awk -F'\t' '$2 == "fail"' "$out" | wc -l)
+bad=$(awk -F'\t' '$2 == "fail" || $2 == "error"' "$out" | wc -l)
 rm -f "$out"
 if [ "$rc" -ne 0 ] || [ "$bad" -ne 0 ]; then
 	echo "[harness] harness-unit: $bad of $n unit tests failed ($(elapsed)s)" >&2

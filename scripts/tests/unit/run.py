@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """Run the harness unit tests (scripts/tests/unit/test_*.py) and print one
-results.tsv line per test: "harness-unit/<module>.<test>\\t<result>\\t<note>".
+results.tsv line per test: "harness-unit/<module>.<test>\\t<result>\\t<note>" (result: pass, fail
+for a failed assertion, error for an exception, skip).
 Exit 0 all passed, 1 a test failed or errored."""
 import os
 import sys
@@ -29,7 +30,9 @@ class Collect(unittest.TextTestResult):
 
     def addError(self, test, err):
         super().addError(test, err)
-        self.rows.append((self._name(test), "fail", f"{err[0].__name__}: {str(err[1])[:200]}"))
+        # An exception in a test is the test's (or the harness's) error,
+        # not an assertion that failed: make test counts it as an error.
+        self.rows.append((self._name(test), "error", f"{err[0].__name__}: {str(err[1])[:200]}"))
 
     def addSkip(self, test, reason):
         super().addSkip(test, reason)

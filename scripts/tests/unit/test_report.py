@@ -79,3 +79,43 @@ class ReportTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class ReportHarnessErrors(unittest.TestCase):
+    """A report that cannot be made is a harness error (2), never read as a
+    failed test (1): newcomer trial, 2026-12-02."""
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp()
+        self.rd = os.path.join(self.tmp, "run")
+        shutil.copytree(os.path.join(FX, "report"), self.rd)
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp)
+
+    def run_with(self, splats):
+        return subprocess.run([sys.executable, os.path.join(SCRIPTS, "report.py"), "--run-dir", self.rd,
+                               "--meta", os.path.join(self.rd, "metadata.json"), "--splats", splats],
+                              capture_output=True, text=True)
+
+    def test_malformed_splat_patterns(self):
+        for text in ("deny (unclosed\n", "allow WARNING\n", "warn WARNING\n"):
+            bad = os.path.join(self.tmp, "splats.txt")
+            with open(bad, "w") as f:
+                f.write(text)
+            p = self.run_with(bad)
+            self.assertEqual(p.returncode, 2, f"{text!r}: {p.stderr}")
+            self.assertIn("[harness] report: ERROR", p.stderr)
+
+    def test_missing_metadata(self):
+        os.remove(os.path.join(self.rd, "metadata.json"))
+        p = self.run_with(os.path.join(ROOT, "selftests", "console-splats.txt"))
+        self.assertEqual(p.returncode, 2, p.stderr)
+
+
+class BareDirective(unittest.TestCase):
+    def test_skip_without_description(self):
+        sys.path.insert(0, SCRIPTS)
+        import report as r
+        _, tests = r.parse_tap("TAP version 13\n1..3\nok 1 selftests: kvm: a\nok 2 # SKIP b\nnot ok 3 selftests: kvm: c\n")
+        self.assertEqual([(t["name"], t["result"]) for t in tests], [("a", "pass"), ("b", "skip"), ("c", "fail")])
