@@ -31,14 +31,11 @@ resolve_patches
 # The project's own patches on top of a non-empty series (with_project_patches
 # in lib.sh); PROJECT_PATCHES= leaves them out (make check, make export, the
 # base kernel of make bench).
-if [ -z "${PROJECT_PATCHES+set}" ] && [ -f "$HARNESS_ROOT/selftests/project/$BASE/series" ]; then
-	PROJECT_PATCHES=$HARNESS_ROOT/selftests/project/$BASE
-fi
-PROJECT_PATCHES=${PROJECT_PATCHES:-}
-if [ -n "$PROJECT_PATCHES" ] && [ -n "$(series_list "$PATCHES")" ]; then
-	[ -f "$PROJECT_PATCHES/series" ] || die "PROJECT_PATCHES=$PROJECT_PATCHES has no series file" \
-		"name a directory with a quilt series, or set PROJECT_PATCHES= to build the mails alone"
-	with_project_patches "$PATCHES" "$(cd "$PROJECT_PATCHES" && pwd)" "$WORK/$VARIANT/with-project"
+[ -z "${PROJECT_PATCHES:-}" ] || [ -f "$PROJECT_PATCHES/series" ] || die "PROJECT_PATCHES=$PROJECT_PATCHES has no series file" \
+	"name a directory with a quilt series, or set PROJECT_PATCHES= to build the mails alone"
+project=$(project_patches_dir)
+if [ -n "$project" ] && [ -n "$(series_list "$PATCHES")" ]; then
+	with_project_patches "$PATCHES" "$project" "$WORK/$VARIANT/with-project"
 	PATCHES=$WORK/$VARIANT/with-project
 fi
 

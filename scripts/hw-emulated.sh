@@ -212,9 +212,9 @@ gres=$guest/results/$BASE_NS
 # patch writes their source): on the base kernel they test what it lacks
 # (vgic_its_move, pv_state, pv_state_timing, and hypercalls, which expects
 # the PV state bit in BMAP_2).
-project=${PROJECT_PATCHES-$HARNESS_ROOT/selftests/project/$BASE}
+project=$(project_patches_dir)
 series_tests=$({ series_list "$PATCHES" | sed "s|^|$PATCHES/|"
-	[ -n "$project" ] && [ -f "$project/series" ] && series_list "$project" | sed "s|^|$project/|"; } | xargs cat |
+	[ -n "$project" ] && series_list "$project" | sed "s|^|$project/|"; } | xargs cat |
 	sed -n 's|^+++ b/tools/testing/selftests/kvm/\(.*/\)\{0,1\}\([^/]*\)\.c$|\2|p' | sort -u | tr '\n' ' ')
 for v in $booted; do
 	s=$gres/hw-$v/summary.json

@@ -39,7 +39,8 @@ else
 	# project's patches) add are skipped, with the reason.
 	if [ -n "${KERNEL_IMAGE:-}" ] && [ "${KERNEL_HAS_SERIES:-0}" != 1 ]; then
 		skipargs+=(--kernel-lacks "$PATCHES")
-		[ -f "$HARNESS_ROOT/selftests/project/$BASE/series" ] && skipargs+=(--kernel-lacks "$HARNESS_ROOT/selftests/project/$BASE")
+		project=$(project_patches_dir default)
+		[ -z "$project" ] || skipargs+=(--kernel-lacks "$project")
 	fi
 	[ "${L2:-0}" = 1 ] || skipargs+=(--no-l2 "nested tests off: L2=1 adds Debian's QEMU and an L2 guest (Documentation/nested.rst)")
 	read -r nrun nskip total < <(python3 "$HARNESS_ROOT/scripts/runlist.py" "$RUNLIST" \

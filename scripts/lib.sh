@@ -359,15 +359,29 @@ series_checked_against() {
 	sed -n 's/^#[[:space:]]*checked-against:[[:space:]]*//p' "$1/series" 2>/dev/null | head -n 1
 }
 
+# project_patches_dir [default]: the project's own patches (tests and test
+# aids that are not mailed) for this base, as an absolute directory, or
+# nothing: selftests/project/<base> when it has a series, or PROJECT_PATCHES
+# (empty: none; make check, make export, make bench's base kernel). With
+# "default", the base's directory whatever PROJECT_PATCHES says (what could
+# add a test, for the run list's skip reasons). The one rule of apply-series,
+# mutants, hw-emulated, tree_skip_args and initramfs.
+project_patches_dir() {
+	local d=$HARNESS_ROOT/selftests/project/$BASE
+	[ "${1:-}" = default ] || d=${PROJECT_PATCHES-$d}
+	[ -n "$d" ] && [ -f "$d/series" ] && (cd "$d" && pwd)
+	return 0
+}
+
 # tree_skip_args <tree>: runlist.py arguments that skip (with the reason)
 # the run-list tests <tree> lacks because a patch adds them: this base's
 # series ($PATCHES), or another base's series it was not ported from yet.
 tree_skip_args() {
-	local b
+	local b project
 	TREE_SKIP_ARGS=(--tree "$1" --patches "$PATCHES")
 	# The project's own patches add tests too (pv_state_timing)
-	[ -f "$HARNESS_ROOT/selftests/project/$BASE/series" ] &&
-		TREE_SKIP_ARGS+=(--patches "$HARNESS_ROOT/selftests/project/$BASE")
+	project=$(project_patches_dir default)
+	[ -z "$project" ] || TREE_SKIP_ARGS+=(--patches "$project")
 	for b in $BASES; do
 		[ "$b" = "$BASE" ] || TREE_SKIP_ARGS+=(--other-series "$HARNESS_ROOT/patches/$b")
 	done
@@ -375,7 +389,8 @@ tree_skip_args() {
 
 # with_project_patches <series dir> <project dir> <dest>: a quilt directory
 # <dest> (made anew, symbolic links) whose series is the series of <series
-# dir> followed by that of <project dir>, its patches named project/<name>.
+# dir> followed by that of <project dir> (empty: none), its patches named
+# project/<name>.
 # The project's own patches (selftests/project/<base>: tests and test aids
 # that are not mailed) go on top of the mails wherever the harness builds a
 # kernel to run; make check and make export see the mails alone.
@@ -388,6 +403,7 @@ with_project_patches() {
 		ln -s "$s/$n" "$d/$n"
 		echo "$n"
 	done >"$d/series"
+	[ -n "$p" ] || return 0
 	series_list "$p" | while read -r n; do
 		ln -s "$p/$n" "$d/project/$n"
 		echo "project/$n"

@@ -56,17 +56,8 @@ tsv=$out/results.tsv
 sdir=$WORK/mutant-series
 rm -rf "$sdir"
 mkdir -p "$sdir"
-project=${PROJECT_PATCHES-$HARNESS_ROOT/selftests/project/$BASE}
-if [ -n "$project" ] && [ -f "$project/series" ]; then
-	with_project_patches "$PATCHES" "$(cd "$project" && pwd)" "$sdir"
-	mv "$sdir/series" "$sdir/base-series"
-else
-	series_list "$PATCHES" >"$sdir/base-series"
-	while read -r p; do
-		mkdir -p "$sdir/$(dirname "$p")"
-		ln -s "$PATCHES/$p" "$sdir/$p"
-	done <"$sdir/base-series"
-fi
+with_project_patches "$PATCHES" "$(project_patches_dir)" "$sdir"
+mv "$sdir/series" "$sdir/base-series"
 # Already in the series above
 export PROJECT_PATCHES=""
 "$S"/deps.sh

@@ -22,8 +22,9 @@ With --repeat N (N > 1) every test to run is emitted N times, as
 some of them failing); skipped tests once.
 
 With --kernel-lacks DIR (repeatable; a prebuilt kernel under test that
-does not carry DIR's series), a test a patch of DIR adds is emitted as
-"skip", with the patch named in the reason.
+does not carry DIR's series), a test whose source a patch of DIR adds or
+changes is emitted as "skip", with the patch named in the reason (a test
+the series changes through the selftest library alone still runs).
 
 Tests named l2-* are nested tests (scripts/guest/l2/run-l2.sh boots an L2
 guest in the L1 guest); --no-l2 REASON emits them as "skip" with REASON
@@ -130,7 +131,7 @@ def main():
                     help="another base's series: a test only it adds is skipped as not ported")
     ap.add_argument("--kernel-lacks", action="append", default=[], metavar="DIR",
                     help="a series the kernel under test does not carry (a prebuilt kernel): "
-                         "a test a patch of DIR adds is skipped")
+                         "a test whose source a patch of DIR adds or changes is skipped")
     ap.add_argument("--no-l2", default="", metavar="REASON",
                     help="skip the nested (l2-*) tests with this reason")
     ap.add_argument("--repeat", default="1", metavar="N",
@@ -174,7 +175,7 @@ def main():
             patch = patch_adding(name, a.kernel_lacks)
             if patch:
                 skips[name] = (f"the kernel under test (KERNEL_IMAGE) lacks {os.path.basename(patch)}, "
-                               "which adds this test (KERNEL_HAS_SERIES=1 if it carries the series)", "kernel")
+                               "which adds or changes this test (KERNEL_HAS_SERIES=1 if it carries the series)", "kernel")
     except (OSError, RunListError) as e:
         print(f"[harness] runlist: ERROR: {e}", file=sys.stderr)
         return 2

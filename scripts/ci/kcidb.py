@@ -191,7 +191,9 @@ def build_doc(run_dir, origin, series_dir=None):
         with open(sp, encoding="utf-8") as f:
             summary = json.load(f)
     base, series = meta.get("base", {}), meta.get("series", {})
-    run_id = meta.get("run_id") or meta.get("run")
+    # Test ids must not repeat across runs: the run's id, else (make bench,
+    # make hw-run set none) its name and start time.
+    run_id = meta.get("run_id") or f"{meta.get('run')}-{re.sub(r'[^0-9]', '', str(meta.get('date', '')))[:14]}"
     ck_key = f"{base.get('name')}-{base.get('version')}-{(series.get('hash') or 'none')[:16]}"
     checkout = {
         "id": f"{origin}:{ck_key}",
@@ -222,11 +224,32 @@ def build_doc(run_dir, origin, series_dir=None):
     }
     if tool.get("kernel"):
         build["compiler"] = tool["kernel"]
-    if prebuilt:
-        build["comment"] = (f"prebuilt kernel, not built by the harness: {prebuilt.get('origin')}"
-                            f"{'' if prebuilt.get('has_series') else ' (without the series: its tests are skipped)'}"
-                            "; the checkout is the tree its selftests were built from")
-        build["misc"]["prebuilt"] = prebuilt.get("origin") or ""
+    hardware = meta.get("platform") == "hardware"
+    if prebuilt or hardware:
+        # A kernel the harness did not build (KERNEL_IMAGE, or the kernel
+        # running on an arm64 host): its own checkout, not the series' --
+        # the series' checkout only provided the selftests (in misc).
+        what = (f"prebuilt kernel {prebuilt.get('origin')}" if prebuilt else
+                f"the running kernel {meta.get('uname_r')} of an arm64 host")
+        key = (art.get("image_sha256") or meta.get("image_sha256") or "")[:16] or \
+            re.sub(r"[^A-Za-z0-9_.+-]", "_", str(meta.get("uname_r") or run_id))
+        has = bool(prebuilt and prebuilt.get("has_series"))
+        kernel_checkout = {
+            "id": f"{origin}:kernel-{key}", "origin": origin, "tree_name": "prebuilt" if prebuilt else "hardware",
+            "comment": f"{what}, not built by the harness"
+                       f"{'; it carries the series' if has else ''}",
+            "valid": True,
+            "misc": {"selftests_from": checkout["id"], "selftests_series_hash": series.get("hash") or "",
+                     "has_series": has, "project_revision": meta.get("project_revision", "")},
+        }
+        build["id"] = f"{origin}:kernel-{key}-build"
+        build["checkout_id"] = kernel_checkout["id"]
+        build["config_name"] = "prebuilt" if prebuilt else "running"
+        build["comment"] = (f"{what}; the selftests were built from {checkout['id']}"
+                            f"{'' if has or hardware else ' (the tests the series adds or changes are skipped)'}")
+        if prebuilt:
+            build["misc"]["prebuilt"] = prebuilt.get("origin") or ""
+        checkout = kernel_checkout
     env = {"comment": f"{meta.get('platform')}: QEMU {meta.get('qemu') or 'n/a'}, {meta.get('host_mode')} host, "
                       f"GICv{meta.get('gic')}, {meta.get('smp')} CPUs, {meta.get('mem')}"
                       if meta.get("platform") != "hardware" else

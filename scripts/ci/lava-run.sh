@@ -8,8 +8,8 @@
 #                          artefacts/Image and artefacts/initramfs.cpio)
 #   LAVA_TESTS="t1 t2"     only these entries of its run list (default all)
 #   LAVA_URL_BASE=https://...  where a lab serves the artefacts (the job
-#                          then names them there; make lava still runs the
-#                          local copy unless the URL is reachable)
+#                          then names them there, and lava-run downloads
+#                          them from there: copy artefacts/ first)
 # make lava-jobs (--jobs-only): write the job files only -- the QEMU job and
 # the hardware job template -- under out/results/<base>/lava-jobs/.
 # Results: out/results/<base>/lava-<run>/ (job.yaml, device.yaml,

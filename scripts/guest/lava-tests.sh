@@ -3,12 +3,14 @@
 # In a LAVA test shell (the job of scripts/ci/lava.py): run entries of the
 # initramfs's resolved run list (/harness/runlist.tsv: the skip lists and
 # timeouts of the make run that built it) with run-tests.sh, and record each
-# as a LAVA test case, its seconds as the case's measurement.
+# as a LAVA test case as soon as its result is printed, its seconds as the
+# case's measurement: a guest that dies half-way (panic=-1) keeps the cases
+# before it.
 #
 #   lava-tests.sh [test...]     the named entries (default: all)
 #
 # Results: pass, fail, or skip (a skip entry or a kselftest SKIP). The TAP
-# stream is printed too; LAVA's log keeps it.
+# stream is printed too, as it comes; LAVA's log keeps it.
 list=/harness/runlist.tsv
 tab=$(printf '\t')
 if [ $# -gt 0 ]; then
@@ -20,28 +22,36 @@ if [ $# -gt 0 ]; then
 	done
 	list=$sel
 fi
-/harness/run-tests.sh "$list" /kselftest >/tmp/lava-tap.txt 2>&1
-cat /tmp/lava-tap.txt
-# "ok N selftests: <suite>: <name>[ # SKIP ...]", "not ok N ...", and the
-# runner's "# harness: duration <name> <s>s" after each test.
-secs=""
-while read -r line; do
-	case "$line" in
-	"# harness: duration "*)
-		# shellcheck disable=SC2086
-		set -- $line
-		name=$4 secs=${5%s}
-		[ -n "$res" ] && [ "$cur" = "$name" ] &&
-			lava-test-case "$name" --result "$res" --measurement "$secs" --units seconds
-		res="" cur="" ;;
-	"ok "*|"not ok "*)
-		case "$line" in "not ok "*) res=fail ;; *) res=pass ;; esac
-		case "$line" in *" # SKIP"*|*" # skip"*) res=skip ;; esac
-		cur=${line#* selftests: }; cur=${cur#*: }; cur=${cur%% *}
-		# A skip entry has no duration line: record it now.
-		case "$line" in *" # SKIP"*) lava-test-case "$cur" --result skip; res="" cur="" ;; esac ;;
-	esac
-done </tmp/lava-tap.txt
-# A test that ended without a duration line (the runner died): fail it.
-[ -n "$cur" ] && lava-test-case "$cur" --result fail
+
+# record: read the TAP stream ("ok N selftests: <suite>: <name>[ # SKIP
+# ...]", "not ok N ...", the runner's "# harness: duration <name> <s>s"
+# after a test that ran), echo it, and call lava-test-case per result.
+record() {
+	cur="" res=""
+	while IFS= read -r line; do
+		printf '%s\n' "$line"
+		case "$line" in
+		"# harness: duration "*)
+			# shellcheck disable=SC2086
+			set -- $line
+			if [ -n "$cur" ] && [ "$cur" = "$4" ]; then
+				lava-test-case "$cur" --result "$res" --measurement "${5%s}" --units seconds
+				cur=""
+			fi ;;
+		"ok "*|"not ok "*)
+			# A result whose test printed no duration line (not built,
+			# the runner died): recorded without a measurement.
+			[ -z "$cur" ] || lava-test-case "$cur" --result "$res"
+			case "$line" in "not ok "*) res=fail ;; *) res=pass ;; esac
+			case "$line" in *" # SKIP"*|*" # skip"*) res=skip ;; esac
+			cur=${line#* selftests: }
+			cur=${cur#*: }
+			cur=${cur%% *}
+			# A skip entry has no duration line: record it now.
+			[ "$res" = skip ] && { lava-test-case "$cur" --result skip; cur=""; } ;;
+		esac
+	done
+	[ -z "$cur" ] || lava-test-case "$cur" --result "$res"
+}
+/harness/run-tests.sh "$list" /kselftest 2>&1 | record
 exit 0

@@ -412,9 +412,9 @@ input_cases() {
 		# The series, then the project's own patches (mutants.sh applies
 		# each mutant after both)
 		pd=$HARNESS_ROOT/patches/$BASE
-		prj=$HARNESS_ROOT/selftests/project/$BASE
+		prj=$(PROJECT_PATCHES="" project_patches_dir default)
 		stack=$(series_list "$pd" | sed "s|^|$pd/|"
-			[ -f "$prj/series" ] && series_list "$prj" | sed "s|^|$prj/|")
+			[ -n "$prj" ] && series_list "$prj" | sed "s|^|$prj/|")
 		bad=
 		for f in $( (echo "$stack" | xargs cat; cat "$md"/*.patch) |
 				sed -n 's|^+++ b/||p' | sort -u); do

@@ -8,6 +8,7 @@ UPDATE_GOLDEN=1 rewrites scripts/tests/golden/lava/ from the templates
 import copy
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -161,6 +162,31 @@ class Kcidb(unittest.TestCase):
             d = copy.deepcopy(good)
             edit(d)
             self.assertNotEqual(kcidb.check(d), [], f"the checker accepted a document with a bad {what}")
+
+    def test_prebuilt_own_checkout(self):
+        d = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, d)
+        for f in ("metadata.json", "summary.json"):
+            shutil.copy(os.path.join(CI, "run", f), d)
+        with open(os.path.join(d, "metadata.json")) as f:
+            meta = json.load(f)
+        meta["prebuilt_kernel"] = {"origin": "linux-image-6.12.95+deb12-arm64 6.12.95-1~bpo12+1", "has_series": False}
+        meta["artefacts"] = {"dir": "artefacts", "image_sha256": "27f833e233753a0a" + "0" * 48}
+        with open(os.path.join(d, "metadata.json"), "w") as f:
+            json.dump(meta, f)
+        doc = kcidb.build_doc(d, "kvm_arm64_irq_series", os.path.join(ROOT, "patches", "mainline"))
+        self.assertEqual(kcidb.check(doc), [])
+        ck = doc["checkouts"][0]
+        self.assertEqual(ck["id"], "kvm_arm64_irq_series:kernel-27f833e233753a0a")
+        self.assertNotIn("patchset_hash", ck, "a kernel without the series is not the series' checkout")
+        self.assertEqual(doc["builds"][0]["checkout_id"], ck["id"])
+
+    def test_ids_differ_across_runs(self):
+        d = self.doc("bench")
+        with open(os.path.join(CI, "bench", "ab.json")) as f:
+            ab = json.load(f)
+        self.assertIsNone(ab["metadata"].get("run_id"), "the fixture is a run without an id")
+        self.assertIn(re.sub(r"[^0-9]", "", ab["metadata"]["date"])[:14], d["tests"][0]["id"])
 
     def test_path_words(self):
         self.assertEqual(kcidb.kpath("arm64/vgic_irq"), "arm64_vgic_irq")

@@ -21,7 +21,9 @@ def report(rd):
                           capture_output=True, text=True)
 
 
-class ReportTest(unittest.TestCase):
+class RunDirCase(unittest.TestCase):
+    """A copy of the stored run directory (fixtures/report) per test."""
+
     def setUp(self):
         self.tmp = tempfile.mkdtemp()
         self.rd = os.path.join(self.tmp, "run")
@@ -29,6 +31,9 @@ class ReportTest(unittest.TestCase):
 
     def tearDown(self):
         shutil.rmtree(self.tmp)
+
+
+class ReportTest(RunDirCase):
 
     def test_failures_and_splat(self):
         p = report(self.rd)
@@ -81,17 +86,9 @@ if __name__ == "__main__":
     unittest.main()
 
 
-class ReportHarnessErrors(unittest.TestCase):
+class ReportHarnessErrors(RunDirCase):
     """A report that cannot be made is a harness error (2), never read as a
     failed test (1): newcomer trial, 2026-12-02."""
-
-    def setUp(self):
-        self.tmp = tempfile.mkdtemp()
-        self.rd = os.path.join(self.tmp, "run")
-        shutil.copytree(os.path.join(FX, "report"), self.rd)
-
-    def tearDown(self):
-        shutil.rmtree(self.tmp)
 
     def run_with(self, splats):
         return subprocess.run([sys.executable, os.path.join(SCRIPTS, "report.py"), "--run-dir", self.rd,
