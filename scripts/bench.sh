@@ -82,12 +82,7 @@ for prog in $(awk -F'\t' '$1 == "bench" { print $5 }' "$BENCH_DIR/benchlist.tsv"
 	cp "$ksft/$prog" "$OUT/work/bench-bin/$prog"
 done
 export TESTS_TIMEOUT=$total
-repro="make bench REPS=$REPS FRAGMENTS='$FRAGMENTS' HOST_MODE=$HOST_MODE GIC=$GIC SMP=$SMP MEM=$MEM"
-[ -n "${KERNEL_SRC:-}" ] && repro="$repro KERNEL_SRC=$KERNEL_SRC"
-[ "$PATCHES" != "$SERIES_DEFAULT" ] && repro="$repro PATCHES=$PATCHES"
-[ -n "${BASE_PATCHES:-}" ] && repro="$repro BASE_PATCHES=$BASE_PATCHES"
-[ -n "${ONLY:-}" ] && repro="$repro ONLY='$ONLY'"
-[ "$BENCHLIST" != "$HARNESS_ROOT/selftests/benchlist-qemu.txt" ] && repro="$repro BENCHLIST=$BENCHLIST"
+repro=$(reproducer bench)
 
 if [ $axis = l2 ]; then
 	export L2=1

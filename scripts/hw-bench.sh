@@ -47,9 +47,7 @@ BUILD_DIR=$build BENCH_BIN=$build/bench-bin "$S"/build-bench.sh
 
 # The run's inputs (base, series, the running kernel, the CPU count) go
 # into the result file, so that the compare report can name them.
-repro="make hw-bench${BASE:+ BASE=$BASE} RUN_NAME=$RUN_NAME REPS=$REPS"
-[ "$BENCHLIST" != "$HARNESS_ROOT/selftests/benchlist-hw.txt" ] && repro="$repro BENCHLIST=$BENCHLIST"
-[ -n "${ONLY:-}" ] && repro="$repro ONLY='$ONLY'"
+repro=$(reproducer hw-bench)
 PLATFORM=hardware BUILD_DIR=$build RUNLIST=$BENCHLIST SMP=$(nproc) "$S"/metadata.sh "$dir/metadata.json" "$RUN_NAME" "$repro"
 phase_start hw-bench
 raws=()

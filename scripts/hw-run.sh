@@ -78,9 +78,7 @@ echo "# harness: done" >>"$RUN_DIR/tap.txt"
 kernel_log_since "$before" "$RUN_DIR/console.log"
 BOOT_RESULT="done" KERNEL_CMDLINE=$(cat /proc/cmdline)
 write_env "$RUN_DIR/boot.env" BOOT_RESULT KERNEL_CMDLINE
-repro="make hw-run${BASE:+ BASE=$BASE}"
-[ "$RUNLIST" != "$HARNESS_ROOT/selftests/runlist-hw.txt" ] && repro="$repro RUNLIST=$RUNLIST"
-[ -n "${ONLY:-}" ] && repro="$repro ONLY='$ONLY'"
+repro=$(reproducer hw-run)
 PLATFORM=hardware BUILD_DIR=$build RUNLIST=$RUNLIST "$S"/metadata.sh "$RUN_DIR/metadata.json" "$RUN_NAME" "$repro"
 rc=0
 python3 "$S"/report.py --run-dir "$RUN_DIR" --meta "$RUN_DIR/metadata.json" \

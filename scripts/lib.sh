@@ -848,26 +848,52 @@ validate_prebuilt_inputs() {
 		die "HARNESS_MODULES without KERNEL_MODULES" "name the kernel's lib/modules/<release> directory"
 }
 
-# run_reproducer: the make command that repeats this run, with every input
-# that differs from its default.
-run_reproducer() {
-	local r="make run" v d
-	[ "$BASE" != mainline ] && r="$r BASE=$BASE"
-	[ -n "${KERNEL_SRC:-}" ] && r="$r KERNEL_SRC=$KERNEL_SRC"
-	[ "$PATCHES" != "$SERIES_DEFAULT" ] && r="$r PATCHES=$PATCHES"
-	[ -n "${LLVM:-}" ] && r="$r LLVM=$LLVM"
-	r="$r FRAGMENTS='${FRAGMENTS:-kvm-host}' HOST_MODE=${HOST_MODE:-vhe} GIC=${GIC:-3} SMP=${SMP:-2} MEM=${MEM:-2G}"
-	for v in KERNEL_IMAGE KERNEL_CONFIG KERNEL_MODULES HARNESS_MODULES KERNEL_HAS_SERIES RUNLIST SKIPLISTS ONLY REPEAT APPEND L2 L2_IMAGES BOOT_TIMEOUT WATCHDOG QEMU; do
-		d=""
-		case "$v" in
-			RUNLIST) d=$HARNESS_ROOT/selftests/runlist-qemu.txt ;;
-			REPEAT) d=1 ;;
-			L2|KERNEL_HAS_SERIES) d=0 ;;
-		esac
+# param_default <target> <VAR>: VAR's default for <target>, as the scripts
+# set it; "<unset>" where only setting it (even empty) changes something.
+param_default() {
+	case "$2" in
+		BASE) echo mainline ;;
+		PATCHES) echo "$SERIES_DEFAULT" ;;
+		PROJECT_PATCHES|SKIPLISTS) echo "<unset>" ;;
+		FRAGMENTS) echo kvm-host ;;
+		HOST_MODE) echo vhe ;;
+		GIC) echo 3 ;;
+		SMP) case "$1" in bench) echo 4 ;; *) echo 2 ;; esac ;;
+		MEM) case "$1" in bench) echo 3G ;; *) echo 2G ;; esac ;;
+		RUNLIST) case "$1" in hw-run) echo "$HARNESS_ROOT/selftests/runlist-hw.txt" ;;
+			*) echo "$HARNESS_ROOT/selftests/runlist-qemu.txt" ;; esac ;;
+		BENCHLIST) case "$1" in hw-bench) echo "$HARNESS_ROOT/selftests/benchlist-hw.txt" ;;
+			*) echo "$HARNESS_ROOT/selftests/benchlist-qemu.txt" ;; esac ;;
+		REPS) case "$1" in hw-bench) echo 5 ;; *) echo 3 ;; esac ;;
+		REPEAT) echo 1 ;;
+		L2|KERNEL_HAS_SERIES) echo 0 ;;
+		BOOT_TIMEOUT) echo 300 ;;
+		VARIANT) echo patched ;;
+		QEMU) echo qemu-system-aarch64 ;;
+		*) echo "" ;;
+	esac
+}
+
+# reproducer <target>: the make command that repeats a run of <target>:
+# every variable params.tsv marks "repro" for it (scripts/help.py
+# --repro-vars) that is set and differs from its default. The one writer of
+# every run's metadata.json "reproduce" (make run, bench, hw-run, hw-bench).
+reproducer() {
+	local t=$1 r="make $1" v d val
+	for v in $(python3 "$HARNESS_ROOT/scripts/help.py" --repro-vars "$t"); do
 		[ -n "${!v+set}" ] || continue
-		[ "${!v}" = "$d" ] && continue
-		[ -z "${!v}" ] && [ -z "$d" ] && [ "$v" != SKIPLISTS ] && continue
-		r="$r $v='${!v}'"
+		val=${!v}
+		# (the base table sets BASE_DEB_SHA256 itself; the caller's is kept)
+		[ "$v" = BASE_DEB_SHA256 ] && val=$BASE_DEB_SHA256_GIVEN
+		d=$(param_default "$t" "$v")
+		[ "$val" = "$d" ] && continue
+		[ -z "$val" ] && [ "$d" != "<unset>" ] && continue
+		r="$r $v='$val'"
 	done
 	echo "$r"
+}
+
+# run_reproducer: make run's reproducer (reproducer run).
+run_reproducer() {
+	reproducer run
 }

@@ -218,7 +218,7 @@ input_cases() {
 		make -s -C "$HARNESS_ROOT" test DRY_RUN=1
 	EXPECT_TIMEOUT=30 expect hw-pv-ab-dry-run-value 2 'DRY_RUN=yes: use DRY_RUN=1' -- \
 		make -s -C "$HARNESS_ROOT" hw-pv-ab DRY_RUN=yes
-	EXPECT_TIMEOUT=30 expect_ok run-dry-run 'make run FRAGMENTS=' -- make -s -C "$HARNESS_ROOT" run DRY_RUN=1
+	EXPECT_TIMEOUT=30 expect_ok run-dry-run "^make run ONLY='vgic_init'$" -- make -s -C "$HARNESS_ROOT" run DRY_RUN=1 ONLY=vgic_init
 
 	# A child started with another BASE (make test runs both bases from
 	# one process) takes its own base's series, not its parent's default.
@@ -269,6 +269,17 @@ input_cases() {
 		fi
 	fi
 
+	# One reproducer for every target (lib.sh's reproducer, from params.tsv):
+	# hw-run's names the skip lists, the tree and the series too (it left
+	# them out, newcomer trial 2026-12-02).
+	local hr
+	hr=$(env SKIPLISTS=/s.txt EXTRA_SKIPLISTS=/e.txt KERNEL_SRC=/k PATCHES=/p ONLY=vgic_init \
+		bash -c '. "$1"/scripts/lib.sh; reproducer hw-run' _ "$HARNESS_ROOT" 2>&1)
+	if [ "$hr" = "make hw-run KERNEL_SRC='/k' PATCHES='/p' SKIPLISTS='/s.txt' EXTRA_SKIPLISTS='/e.txt' ONLY='vgic_init'" ]; then
+		result harness/reproducer-hw-run pass "$hr"
+	else
+		result harness/reproducer-hw-run fail "got: $hr"
+	fi
 	# The reproducer names every input that differs from its default.
 	if env L2=1 L2_IMAGES="old=$HARNESS_ROOT/README.md" SKIPLISTS="$HARNESS_ROOT/selftests/skip-base-6.12.txt" \
 		BOOT_TIMEOUT=100 WATCHDOG=2000 "$S"/run.sh --dry-run >"$LOGS/repro.log" 2>&1; then
