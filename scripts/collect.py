@@ -20,8 +20,11 @@ Results are pass, fail, skip or error (a test that could not run: the harness
 or the machine failed, not the kernel).
 """
 import json
+import os
 import sys
-import xml.etree.ElementTree as ET
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harnesslib  # noqa: E402
 
 RESULTS = ("pass", "fail", "skip", "error")
 
@@ -85,30 +88,16 @@ def read_tsv(path):
 
 
 def write_junit(rows, path):
+    """make test's results.tsv as JUnit: one testsuite per first path
+    component (harnesslib.write_junit, the one writer)."""
     suites = {}
     for name, res, note in rows:
         suite, _, case = name.partition("/")
-        suites.setdefault(suite, []).append((case or suite, res, note))
-    root = ET.Element("testsuites", name="make test", tests=str(len(rows)),
-                      failures=str(sum(r[1] == "fail" for r in rows)),
-                      errors=str(sum(r[1] == "error" for r in rows)),
-                      skipped=str(sum(r[1] == "skip" for r in rows)))
-    for suite, cases in suites.items():
-        s = ET.SubElement(root, "testsuite", name=suite, tests=str(len(cases)),
-                          failures=str(sum(c[1] == "fail" for c in cases)),
-                          errors=str(sum(c[1] == "error" for c in cases)),
-                          skipped=str(sum(c[1] == "skip" for c in cases)))
-        for case, res, note in cases:
-            classname, _, short = case.rpartition("/")
-            c = ET.SubElement(s, "testcase", classname=f"{suite}.{classname}" if classname else suite,
-                              name=short)
-            if res == "fail":
-                ET.SubElement(c, "failure", message=note)
-            elif res == "error":
-                ET.SubElement(c, "error", message=note)
-            elif res == "skip":
-                ET.SubElement(c, "skipped", message=note)
-    ET.ElementTree(root).write(path, encoding="utf-8", xml_declaration=True)
+        classname, _, short = (case or suite).rpartition("/")
+        suites.setdefault(suite, []).append({
+            "classname": f"{suite}.{classname}" if classname else suite,
+            "name": short, "result": res, "message": note})
+    harnesslib.write_junit(path, list(suites.items()), name="make test")
 
 
 def main(argv):

@@ -5,6 +5,8 @@ read_env()      the env files written by lib.sh's write_env (VAR=<%q value>)
 list_entries()  the run lists and benchmark lists ("<name> <timeout> ..."
                 lines, '#' comments), with their shared checks
 series_names()  a quilt series file's patch names, in order
+write_junit()   the one JUnit XML writer (report.py per run, collect.py for
+                make test)
 """
 import os
 import shlex
@@ -66,3 +68,35 @@ def list_entries(path, nfields, usage):
                 raise ListError(f"{where}: {name} already listed at line {seen[name]}")
             seen[name] = lineno
             yield where, fields
+
+
+def write_junit(path, suites, name=None):
+    """Write JUnit XML: suites is a list of (suite name, cases), each case a
+    dict with classname, name, result (pass, fail, error or skip) and
+    optionally message, text (the failure's body), time (seconds), out
+    (system-out). Counts are per suite and in total."""
+    import xml.etree.ElementTree as ET
+
+    def counts(cases):
+        return {"tests": str(len(cases)),
+                "failures": str(sum(c["result"] == "fail" for c in cases)),
+                "errors": str(sum(c["result"] == "error" for c in cases)),
+                "skipped": str(sum(c["result"] == "skip" for c in cases))}
+
+    root = ET.Element("testsuites", **({"name": name} if name else {}),
+                      **counts([c for _, cases in suites for c in cases]))
+    for suite, cases in suites:
+        s = ET.SubElement(root, "testsuite", name=suite, **counts(cases))
+        for c in cases:
+            attrs = {"classname": c["classname"], "name": c["name"]}
+            if c.get("time") is not None:
+                attrs["time"] = str(c["time"])
+            e = ET.SubElement(s, "testcase", **attrs)
+            kind = {"fail": "failure", "error": "error", "skip": "skipped"}.get(c["result"])
+            if kind:
+                el = ET.SubElement(e, kind, message=c.get("message", ""))
+                if c.get("text"):
+                    el.text = c["text"]
+            if c.get("out") is not None:
+                ET.SubElement(e, "system-out").text = c["out"]
+    ET.ElementTree(root).write(path, encoding="utf-8", xml_declaration=True)

@@ -14,8 +14,8 @@ import json
 import os
 import re
 import sys
-import xml.etree.ElementTree as ET
 
+import harnesslib
 from harnesslib import read_env
 
 RESULT_RE = re.compile(r"^(not ok|ok) (\d+) (?:selftests: (\S+): |bench: )?(\S+)(?:\s+#\s*(.*))?$")
@@ -131,28 +131,19 @@ def planned_tests(path):
 
 
 def write_junit(path, suite, tests, splats, boot_result):
-    ts = ET.Element("testsuites")
-    s = ET.SubElement(ts, "testsuite", name=suite, tests=str(len(tests) + 1),
-                      failures=str(sum(t["result"] == "fail" for t in tests) + (1 if splats or boot_result != "done" else 0)),
-                      errors=str(sum(t["result"] == "error" for t in tests)),
-                      skipped=str(sum(t["result"] == "skip" for t in tests)))
-    for t in tests:
-        c = ET.SubElement(s, "testcase", classname=f"{suite}.kvm", name=t["name"],
-                          time=str(t["duration"] or 0))
-        if t["result"] == "fail":
-            ET.SubElement(c, "failure", message=t["reason"]).text = "\n".join(t["output"][-50:])
-        elif t["result"] == "error":
-            ET.SubElement(c, "error", message=t["reason"])
-        elif t["result"] == "skip":
-            ET.SubElement(c, "skipped", message=t["reason"])
-        ET.SubElement(c, "system-out").text = "\n".join(t["output"])
-    c = ET.SubElement(s, "testcase", classname=f"{suite}.console", name="boot-and-splat-scan")
+    """A run as JUnit: one case per test and one for the boot and the splat
+    scan (harnesslib.write_junit, the one writer)."""
+    cases = [{"classname": f"{suite}.kvm", "name": t["name"], "result": t["result"],
+              "message": t["reason"], "time": t["duration"] or 0,
+              "text": "\n".join(t["output"][-50:]) if t["result"] == "fail" else None,
+              "out": "\n".join(t["output"])} for t in tests]
+    console = {"classname": f"{suite}.console", "name": "boot-and-splat-scan", "result": "pass"}
     if boot_result != "done":
-        ET.SubElement(c, "failure", message=f"guest {boot_result}")
+        console.update(result="fail", message=f"guest {boot_result}")
     elif splats:
-        ET.SubElement(c, "failure", message=f"{len(splats)} splat(s) on the console").text = \
-            "\n\n".join("\n".join(sp["context"]) for sp in splats)
-    ET.ElementTree(ts).write(path, encoding="utf-8", xml_declaration=True)
+        console.update(result="fail", message=f"{len(splats)} splat(s) on the console",
+                       text="\n\n".join("\n".join(sp["context"]) for sp in splats))
+    harnesslib.write_junit(path, [(suite, cases + [console])])
 
 
 def main():
