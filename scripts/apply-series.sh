@@ -83,10 +83,15 @@ if [ -d "$src" ] && [ -f "$work/base-id" ] && [ "$(cat "$work/base-id")" = "$BAS
 		done
 		if [ "$keep" -eq "${#old_patches[@]}" ]; then
 			:   # the new series extends the pushed one
+		# -f: quilt restores each file from its backup under .pc whatever
+		# the tree holds now. Without it, quilt refused to pop a mutant
+		# ("does not remove cleanly") and the tree was copied and rebuilt
+		# anew, about ten minutes per mutant. The work tree is the
+		# harness's; nothing in it is anyone's edit.
 		elif [ "$keep" -gt 0 ] &&
-		     (cd "$src" && QUILT_PATCHES=$work/applied-series quilt pop -q "${old_patches[$((keep - 1))]}") >"$work/pop.log" 2>&1; then
+		     (cd "$src" && QUILT_PATCHES=$work/applied-series quilt pop -f -q "${old_patches[$((keep - 1))]}") >"$work/pop.log" 2>&1; then
 			info "kept the first $keep patches applied; popped $(( ${#old_patches[@]} - keep ))"
-		elif keep=0; ! (cd "$src" && QUILT_PATCHES=$work/applied-series quilt pop -a -q) >"$work/pop.log" 2>&1; then
+		elif keep=0; ! (cd "$src" && QUILT_PATCHES=$work/applied-series quilt pop -f -a -q) >"$work/pop.log" 2>&1; then
 			info "could not pop the old series; recreating the work tree"
 			# The copy gets the base's old mtimes: files the old series
 			# changed (quilt keeps a backup of each under .pc/<patch>/)
