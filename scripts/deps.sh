@@ -152,6 +152,12 @@ if [ -n "$lava_line" ]; then
 	[ -n "$qc" ] || die "no qemu-system-common installed for lava-dispatcher's qemu-system-x86 to match" "make deps (the pinned QEMU) first"
 	run_logged "$log" apt-get "${qo[@]}" install -y --no-install-recommends lava-dispatcher "qemu-system-x86=$qc" ||
 		die "apt-get install lava-dispatcher qemu-system-x86=$qc failed (log: $log)" "check the network/apt sources, then rerun"
+	# The package enables a lava-worker service (a server's worker); the
+	# harness only runs lava-run. Not left running on a systemd host.
+	if [ -d /run/systemd/system ] && command -v systemctl >/dev/null; then
+		systemctl disable --now lava-worker.service >>"$log" 2>&1 &&
+			info "lava-worker.service (installed with lava-dispatcher) disabled and stopped: make lava runs lava-run alone"
+	fi
 fi
 status "installed ${missing[*]}"
 if [ -z "$kit" ]; then
