@@ -269,6 +269,13 @@ input_cases() {
 		fi
 	fi
 
+	# A make target does not see the harness's internal variables from the
+	# user's shell (an exported BUILD_DIR moved every build).
+	if [ "$(env BUILD_DIR=/elsewhere DISK=/a.img OUT="$OUT" "$S"/status.sh probe bash -c 'echo "${BUILD_DIR-unset} ${DISK-unset}"')" = "unset unset" ]; then
+		result harness/internal-vars-not-inherited pass "BUILD_DIR and DISK from the shell are unset for make's targets"
+	else
+		result harness/internal-vars-not-inherited fail "status.sh passes BUILD_DIR/DISK on"
+	fi
 	# One reproducer for every target (lib.sh's reproducer, from params.tsv):
 	# hw-run's names the skip lists, the tree and the series too (it left
 	# them out, newcomer trial 2026-12-02).
