@@ -51,7 +51,7 @@ full_runs="mainline:vhe mainline:debug mainline:lava mainline:mutants mainline:c
 # (TEST_LAVA_TESTS of its run list; FULL=1: all). prebuilt: Debian's own
 # arm64 kernel package (scripts/ci/debian-kernel.sh) booted with the base's
 # selftests, the series' own tests skipped (TEST_PREBUILT_ONLY).
-test_lava_tests="vgic_init vgic_irq pv_state hypercalls kvm_binary_stats_test"
+test_lava_tests="vgic_init pv_state kvm_binary_stats_test"
 [ "${FULL:-0}" = 1 ] && test_lava_tests=""
 test_prebuilt_only="arch_timer vgic_init vgic_irq kvm_binary_stats_test pv_state hypercalls"
 # make mutants runs every mutant (Documentation/harness.rst; its time is in
