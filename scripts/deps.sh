@@ -100,7 +100,8 @@ fi
 # the same private lists as the QEMU.
 lava_line=""
 if [ "${LAVA:-0}" = 1 ] && [ "$(dpkg-query -W -f='${db:Status-Status}' lava-dispatcher 2>/dev/null)" != installed ]; then
-	lava_line="apt-get ${qo[*]} install -y --no-install-recommends lava-dispatcher qemu-system-x86=<the installed qemu-system-common's version>"
+	qc_now=$(dpkg-query -W -f='${Version}' qemu-system-common 2>/dev/null || true)
+	lava_line="mkdir -p $apt_dir/lists-host/partial && printf '%s\n' $(printf "'%s' " "${qemu_list[@]}")>$apt_dir/sources-host.list && apt-get ${qo[*]} update && apt-get ${qo[*]} install -y --no-install-recommends lava-dispatcher qemu-system-x86=${qc_now:-<version of the installed qemu-system-common, after the QEMU install>}"
 	missing+=(lava-dispatcher)
 fi
 

@@ -33,7 +33,10 @@ PHASE=run
 validate_run_inputs
 RUNLIST=$(abspath "$RUNLIST")
 export RUN_DIR=$RESULTS_DIR/$RUN_NAME
-[ "${1:-}" = --dry-run ] && { run_reproducer; exit 0; }
+# (before KERNEL_IMAGE=debian becomes the cache's paths: the reproducer
+# says "debian")
+repro=$(run_reproducer)
+[ "${1:-}" = --dry-run ] && { echo "$repro"; exit 0; }
 lock_out
 
 # Nothing of an earlier run under this name survives into this one: a run
@@ -73,7 +76,7 @@ export KERNEL_UNDER_TEST=$kernel KERNEL_CONFIG_UNDER_TEST=$kconfig
 
 # Metadata first (TuxMake's metadata.json in spirit): inputs, versions,
 # hashes and the command that reproduces this run.
-INITRD=$INITRD "$S"/metadata.sh "$RUN_DIR/metadata.json" "$RUN_NAME" "$(run_reproducer)"
+INITRD=$INITRD "$S"/metadata.sh "$RUN_DIR/metadata.json" "$RUN_NAME" "$repro"
 
 # boot-qemu.sh: 0 the guest finished; 2 bad input or QEMU did not start
 # (no guest, nothing to report); 3 the guest hung, panicked or stopped: the

@@ -48,9 +48,9 @@ default_runs="mainline:debug mainline:lava mainline:mutants mainline:check mainl
 full_runs="mainline:vhe mainline:debug mainline:lava mainline:mutants mainline:check mainline:export mainline:nvhe mainline:debug-nvhe 6.12:vhe 6.12:prebuilt 6.12:check-tests 6.12:check 6.12:export 6.12:nvhe 6.12:debug"
 # lava: the debug run's Image and initramfs as a LAVA job, run by Debian's
 # lava-dispatcher (lava-run), its results checked against the debug run's
-# (TEST_LAVA_TESTS of its run list; FULL=1: all). prebuilt: Debian's own
-# arm64 kernel package (scripts/ci/debian-kernel.sh) booted with the base's
-# selftests, the series' own tests skipped (TEST_PREBUILT_ONLY).
+# (test_lava_tests below, of its run list; FULL=1: all). prebuilt: Debian's
+# own arm64 kernel package (scripts/ci/debian-kernel.sh) booted with the
+# base's selftests, the series' own tests skipped (test_prebuilt_only).
 test_lava_tests="vgic_init pv_state kvm_binary_stats_test"
 [ "${FULL:-0}" = 1 ] && test_lava_tests=""
 test_prebuilt_only="arch_timer vgic_init vgic_irq kvm_binary_stats_test pv_state hypercalls"

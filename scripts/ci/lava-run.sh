@@ -38,7 +38,7 @@ if [ -n "$jobs_only" ]; then
 	rm -rf "$dir"
 	mkdir -p "$dir"
 	python3 "$S"/ci/lava.py qemu --run-dir "$src" --out "$dir/qemu" --tests "${LAVA_TESTS:-}" \
-		--url-base "${LAVA_URL_BASE:-}" || exit 2
+		--url-base "${LAVA_URL_BASE:-}" --qemu "${QEMU:-qemu-system-aarch64}" || exit 2
 	rev=$(git -C "$HARNESS_ROOT" rev-parse HEAD 2>/dev/null || echo main)
 	python3 "$S"/ci/lava.py hw --out "$dir/hw-job.yaml" --device-type "${LAVA_DEVICE_TYPE:-LAB-DEVICE-TYPE}" \
 		--revision "$rev" --project-url "${LAVA_PROJECT_URL:-https://example.org/kvm-irq-series.git}" \
@@ -49,7 +49,8 @@ fi
 dir=$RESULTS_DIR/lava-$LAVA_RUN
 rm -rf "$dir"
 mkdir -p "$dir"
-python3 "$S"/ci/lava.py qemu --run-dir "$src" --out "$dir" --tests "${LAVA_TESTS:-}" --url-base "${LAVA_URL_BASE:-}" >/dev/null || exit 2
+python3 "$S"/ci/lava.py qemu --run-dir "$src" --out "$dir" --tests "${LAVA_TESTS:-}" --url-base "${LAVA_URL_BASE:-}" \
+	--qemu "${QEMU:-qemu-system-aarch64}" >/dev/null || exit 2
 # lava-run validates the job against LAVA's schema, downloads (copies) and
 # checks the artefacts' sha256, adds its test overlay to the initramfs,
 # boots QEMU, waits for the prompt and runs the test shell. Its job timeout

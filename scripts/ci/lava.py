@@ -91,11 +91,21 @@ def select(entries, tests):
     return tests
 
 
-def qemu_values(meta, entries, tests, kernel_url, kernel_sha, ramdisk_url, ramdisk_sha, qemu="qemu-system-aarch64"):
+BASE_CMDLINE = "console=ttyAMA0 panic=-1 oops=panic"
+
+
+def qemu_values(meta, entries, tests, kernel_url, kernel_sha, ramdisk_url, ramdisk_sha,
+                qemu="qemu-system-aarch64", cmdline=None):
     gic = meta.get("gic") or 3
     machine = ("virt,gic-version=3,its=on,virtualization=on" if gic == 3
                else "virt,gic-version=2,virtualization=on")
-    append = "kvm-arm.mode=nvhe " if meta.get("host_mode") == "nvhe" else ""
+    # The run's own command line past boot-qemu.sh's fixed part (nvhe,
+    # APPEND), as its summary.json recorded it.
+    if cmdline is not None:
+        rest = cmdline[len(BASE_CMDLINE):].strip() if cmdline.startswith(BASE_CMDLINE) else cmdline.strip()
+        append = rest + " " if rest else ""
+    else:
+        append = "kvm-arm.mode=nvhe " if meta.get("host_mode") == "nvhe" else ""
     secs = sum(int(e[2]) for e in entries if e[0] == "run" and e[1] in tests)
     test_minutes = math.ceil(secs / 60) + 5
     boot_minutes = 5
@@ -139,7 +149,12 @@ def cmd_qemu(a):
     rname, rsha = place(initrd, os.path.join(a.out, "artefacts"), "initramfs.cpio")
     base = a.url_base or "file://" + os.path.abspath(os.path.join(a.out, "artefacts"))
     base = base.rstrip("/")
-    v = qemu_values(meta, entries, tests, f"{base}/{kname}", ksha, f"{base}/{rname}", rsha, a.qemu)
+    cmdline = None
+    sp = os.path.join(run, "summary.json")
+    if os.path.exists(sp):
+        with open(sp, encoding="utf-8") as f:
+            cmdline = (json.load(f).get("metadata") or {}).get("kernel_cmdline")
+    v = qemu_values(meta, entries, tests, f"{base}/{kname}", ksha, f"{base}/{rname}", rsha, a.qemu, cmdline)
     for name, out in (("qemu-job.yaml", "job.yaml"), ("qemu-device.yaml", "device.yaml")):
         with open(os.path.join(a.out, out), "w", encoding="utf-8") as f:
             f.write(render(name, v))

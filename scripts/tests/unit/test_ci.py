@@ -157,6 +157,9 @@ class Kcidb(unittest.TestCase):
             "version": lambda d: d.__setitem__("version", {"major": 4, "minor": 5}),
             "number on SKIP": lambda d: d["tests"][0].update(status="SKIP", number={"value": 1}),
             "http repo": lambda d: d["checkouts"][0].__setitem__("git_repository_url", "http://x/y.git"),
+            "patchset_hash": lambda d: d["checkouts"][0].__setitem__("patchset_hash", "abc"),
+            "start_time": lambda d: d["tests"][0].__setitem__("start_time", "yesterday"),
+            "resource": lambda d: d["tests"][0].__setitem__("output_files", [{"name": "a/b", "url": "https://x"}]),
         }
         for what, edit in cases.items():
             d = copy.deepcopy(good)
