@@ -74,10 +74,8 @@ fetch_deb() {
 	need_tools apt-get apt-cache dpkg
 	[ -f "$BASE_KEYRING" ] || die "no keyring $BASE_KEYRING to verify ${BASE_SUITE#* }'s index" \
 		"install debian-archive-keyring (make deps), or name the suite's keyring in BASE_APT_KEYRING"
-	mkdir -p "$apt/lists-$BASE/partial" "$apt/archives/partial" "$apt/debs"
-	echo "deb [signed-by=$BASE_KEYRING] $BASE_SUITE main" >"$apt/sources-$BASE.list"
-	local o=(-o "Dir::Etc::SourceList=$apt/sources-$BASE.list" -o Dir::Etc::SourceParts=/dev/null
-		-o "Dir::State::Lists=$apt/lists-$BASE" -o "Dir::Cache=$apt" -o APT::Sandbox::User=root -q)
+	private_apt "$BASE" "deb [signed-by=$BASE_KEYRING] $BASE_SUITE main"
+	local o=("${APT_OPTS[@]}" -o "Dir::Cache=$apt" -o APT::Sandbox::User=root -q)
 	info "fetching $BASE_PACKAGE=$BASE_PACKAGE_VERSION from ${BASE_SUITE#* } (private apt lists in $apt)" >&2
 	# apt-get update fails on an index whose signature does not verify.
 	run_logged "$apt/update.log" apt-get "${o[@]}" update >&2 ||

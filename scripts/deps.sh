@@ -76,15 +76,15 @@ if qemu_fits "$qemu_have"; then
 		info "$HOST_QEMU_PACKAGE $qemu_have installed: newer than the pin $HOST_QEMU_VERSION, same $qemu_series series: kept"
 fi
 apt_dir=$OUT/cache/apt
-qo=(-o "Dir::Etc::SourceList=$apt_dir/sources-host.list" -o Dir::Etc::SourceParts=/dev/null -o "Dir::State::Lists=$apt_dir/lists-host")
+private_apt_opts host
+qo=("${APT_OPTS[@]}")
 kr='[signed-by=/usr/share/keyrings/debian-archive-keyring.gpg]'
 qemu_list=("deb $kr http://deb.debian.org/debian bookworm main"
 	"deb $kr http://deb.debian.org/debian bookworm-updates main"
 	"deb $kr http://deb.debian.org/debian-security bookworm-security main"
 	"deb $kr http://deb.debian.org/debian $HOST_QEMU_SUITE main")
 qemu_sources() {
-	mkdir -p "$apt_dir/lists-host/partial"
-	printf '%s\n' "${qemu_list[@]}" >"$apt_dir/sources-host.list"
+	private_apt host "${qemu_list[@]}"
 }
 qemu_line=""
 if [ -z "$kit" ] && [ -z "$qemu_ok" ]; then

@@ -480,6 +480,26 @@ with_progress() {
 	return "$rc"
 }
 
+# private_apt_opts NAME: set APT_OPTS, the options that make apt-get and
+# apt-cache read only the private source list $OUT/cache/apt/sources-NAME.list
+# and keep its index in lists-NAME (the system's sources and lists are never
+# touched). private_apt NAME LINE...: also write that list (one LINE each)
+# and the directories apt needs. The one rule for the three private lists:
+# the base's package (base-tree.sh), the pinned host QEMU (deps.sh) and a
+# prebuilt Debian kernel (ci/debian-kernel.sh).
+private_apt_opts() {
+	local apt=$OUT/cache/apt
+	APT_OPTS=(-o "Dir::Etc::SourceList=$apt/sources-$1.list" -o Dir::Etc::SourceParts=/dev/null
+		-o "Dir::State::Lists=$apt/lists-$1")
+}
+private_apt() {
+	local name=$1 apt=$OUT/cache/apt
+	shift
+	mkdir -p "$apt/lists-$name/partial" "$apt/archives/partial" "$apt/debs"
+	printf '%s\n' "$@" >"$apt/sources-$name.list"
+	private_apt_opts "$name"
+}
+
 # run_logged <logfile> cmd...: run a command with its output in a log; on
 # failure print the log's tail so the error is visible without opening it.
 run_logged() {

@@ -25,10 +25,8 @@ keyring=/usr/share/keyrings/debian-archive-keyring.gpg
 apt=$OUT/cache/apt
 mirror=http://deb.debian.org/debian
 case "$suite" in *-security) mirror=http://deb.debian.org/debian-security ;; esac
-mkdir -p "$apt/lists-kernel/partial" "$apt/archives/partial" "$apt/debs"
-echo "deb [arch=arm64 signed-by=$keyring] $mirror $suite main" >"$apt/sources-kernel.list"
-o=(-o "Dir::Etc::SourceList=$apt/sources-kernel.list" -o Dir::Etc::SourceParts=/dev/null
-	-o "Dir::State::Lists=$apt/lists-kernel" -o "Dir::Cache=$apt" -o APT::Sandbox::User=root
+private_apt kernel "deb [arch=arm64 signed-by=$keyring] $mirror $suite main"
+o=("${APT_OPTS[@]}" -o "Dir::Cache=$apt" -o APT::Sandbox::User=root
 	-o APT::Architecture=arm64 -o APT::Architectures::=arm64 -q)
 run_logged "$apt/update-kernel.log" apt-get "${o[@]}" update >&2 ||
 	die "apt-get update of $suite failed (log: $apt/update-kernel.log)" "check the network, or DEBIAN_KERNEL_SUITE"

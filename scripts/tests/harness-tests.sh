@@ -204,6 +204,12 @@ input_cases() {
 	unguarded=$(cd "$HARNESS_ROOT" && grep -nE '[^=]"\$\(busybox_arm64\)"' scripts/*.sh scripts/ci/*.sh scripts/tests/*.sh || true)
 	if [ -z "$unguarded" ]; then result harness/die-in-substitution pass "every \$(busybox_arm64) assigns and stops on failure"
 	else result harness/die-in-substitution fail "used inline: $(echo "$unguarded" | head -n 3 | tr '\n' ' ')"; fi
+	# One rule for the private apt lists (lib.sh's private_apt): three
+	# scripts built theirs by hand (newcomer read-through, 2026-12-03).
+	local own_lists
+	own_lists=$(cd "$HARNESS_ROOT" && grep -nE 'Dir::Etc::SourceList|Dir::State::Lists' scripts/*.sh scripts/ci/*.sh | grep -v '^scripts/lib.sh:' || true)
+	if [ -z "$own_lists" ]; then result harness/private-apt-one-rule pass "every private apt list comes from lib.sh's private_apt"
+	else result harness/private-apt-one-rule fail "built by hand: $(echo "$own_lists" | head -n 3 | tr '\n' ' ')"; fi
 	# A read-only OUT: a harness error that says so (it was a raw bash
 	# message and exit 1).
 	local ro=$LOGS/ro-out
