@@ -8,14 +8,14 @@
 
 # A variable given on the command line that no target reads is refused: a
 # typo would otherwise be ignored, and make's own ARCH= or V= would reach
-# the kernel builds. scripts/params.tsv is the list (make help prints it).
-PARAMS := $(shell python3 $(CURDIR)/scripts/help.py --names)
+# the kernel builds. scripts/lib/params.tsv is the list (make help prints it).
+PARAMS := $(shell python3 $(CURDIR)/scripts/lib/help.py --names)
 ifeq ($(PARAMS),)
-$(error scripts/help.py --names printed nothing: is python3 installed? (apt-get install python3))
+$(error scripts/lib/help.py --names printed nothing: is python3 installed? (apt-get install python3))
 endif
 UNKNOWN_VARS := $(filter-out $(PARAMS),$(foreach v,$(.VARIABLES),$(if $(filter command line,$(origin $(v))),$(v))))
 ifneq ($(UNKNOWN_VARS),)
-$(error unknown variable(s) on the command line: $(UNKNOWN_VARS) -- make help lists the ones the targets read (scripts/params.tsv))
+$(error unknown variable(s) on the command line: $(UNKNOWN_VARS) -- make help lists the ones the targets read (scripts/lib/params.tsv))
 endif
 
 .PHONY: help deps run test harness-test lava lava-jobs kunit mutants check export bench hw-run hw-bench hw-pv-ab hw-emulated clean distclean
@@ -38,7 +38,7 @@ help:
 	@echo "make deps     install missing Debian packages (as root)"
 	@echo "make clean    remove everything under OUT but the base cache (never outside OUT; not while a command uses it)"
 	@echo "make distclean  remove everything under out/, base downloads included (ccache lives outside it: ~/.cache/kvm-irq-scaling)"
-	@python3 scripts/help.py
+	@python3 scripts/lib/help.py
 
 deps:
 	@scripts/status.sh deps scripts/deps.sh

@@ -12,7 +12,7 @@
 # BASE_PATCHES=dir: the "base" kernel applies that series instead of none,
 # to compare two versions of a change (e.g. an earlier revision of the
 # series) on the same base, config and QEMU.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 set -e
 S=$HARNESS_ROOT/scripts
 t_start=$(date +%s)
@@ -32,12 +32,12 @@ fi
 # The inputs, before any build: the machine and the list (with ONLY).
 PHASE=bench
 validate_machine_inputs
-python3 "$S"/bench.py resolve "$BENCHLIST" --only "${ONLY:-}" -o /dev/null >/dev/null ||
+python3 "$S"/lib/bench.py resolve "$BENCHLIST" --only "${ONLY:-}" -o /dev/null >/dev/null ||
 	die "benchmark list rejected" "fix the entry named above"
 lock_out
 
 EXTRA_PACKAGES="gnuplot-nox ${EXTRA_PACKAGES:-}" "$S"/deps.sh
-"$S"/base-tree.sh
+"$S"/phases/base-tree.sh
 
 # "# axis: l2" in the list: the kernels compared are the nested L2 guest's
 # (base guest vs patched guest, Documentation/nested.rst); every boot runs
@@ -62,14 +62,14 @@ for v in $variants; do
 	else
 		build_kernel_variant $v "$PATCHES"
 	fi
-	VARIANT=$v "$S"/build-selftests.sh
+	VARIANT=$v "$S"/phases/build-selftests.sh
 done
-VARIANT=${variants%% *} "$S"/build-bench.sh
+VARIANT=${variants%% *} "$S"/phases/build-bench.sh
 
 rm -rf "$BENCH_DIR"
 mkdir -p "$BENCH_DIR/raw"
 phase_start bench
-total=$(python3 "$S"/bench.py resolve "$BENCHLIST" --only "${ONLY:-}" -o "$BENCH_DIR/benchlist.tsv") ||
+total=$(python3 "$S"/lib/bench.py resolve "$BENCHLIST" --only "${ONLY:-}" -o "$BENCH_DIR/benchlist.tsv") ||
 	die "benchmark list rejected" "fix the entry named above"
 # KVM selftests named in the list run from the patched tree's build on both
 # kernels: the same userspace on both sides, only the kernel differs (and a
@@ -108,17 +108,17 @@ for rep in $(seq 1 "$REPS"); do
 			info "boot $rep/$REPS: $v kernel"
 			l1=$(build_dir)/arch/arm64/boot/Image
 		fi
-		RUNLIST=$BENCHLIST "$S"/metadata.sh "$RUN_DIR/metadata.json" "bench-$v-$rep" "$repro"
-		MODE=bench "$S"/initramfs.sh
+		RUNLIST=$BENCHLIST "$S"/phases/metadata.sh "$RUN_DIR/metadata.json" "bench-$v-$rep" "$repro"
+		MODE=bench "$S"/phases/initramfs.sh
 		. "$RUN_DIR/initramfs.env"
 		rc=0
-		KERNEL=$l1 INITRD=$INITRD "$S"/boot-qemu.sh || rc=$?
+		KERNEL=$l1 INITRD=$INITRD "$S"/phases/boot-qemu.sh || rc=$?
 		rm -f "$INITRD"
 		# 0 done, 3 the guest hung/panicked/stopped (reported below like
 		# any boot), anything else: QEMU could not run it.
 		[ $rc -eq 0 ] || [ $rc -eq 3 ] || die "QEMU could not run the $v kernel (boot-qemu.sh exit $rc)"
 		# The console of every boot is scanned like a test run's.
-		python3 "$S"/report.py --run-dir "$RUN_DIR" --meta "$RUN_DIR/metadata.json" \
+		python3 "$S"/phases/report.py --run-dir "$RUN_DIR" --meta "$RUN_DIR/metadata.json" \
 			--splats "$HARNESS_ROOT/selftests/console-splats.txt" >"$RUN_DIR/report.txt" ||
 			{ failed=1; warn "$v boot $rep: $(tail -n 1 "$RUN_DIR/report.txt")"; grep -E '^(SPLAT|GUEST)' "$RUN_DIR/report.txt" >&2 || true; }
 		raws+=(--raw "$RUN_DIR")
@@ -129,13 +129,13 @@ phase_start bench-report
 rc=0
 if [ $axis = ab ]; then
 	report=ab
-	python3 "$S"/bench.py ab "${raws[@]}" --benchlist "$BENCHLIST" --out "$BENCH_DIR" || rc=$?
+	python3 "$S"/lib/bench.py ab "${raws[@]}" --benchlist "$BENCHLIST" --out "$BENCH_DIR" || rc=$?
 	cp "$BENCH_DIR/ab.json" "$RESULTS_DIR/ab.json" 2>/dev/null || true
 	# The ratios as KCIDB v5.3 tests with numbers (status DONE).
 	[ ! -f "$BENCH_DIR/ab.json" ] || python3 "$S"/ci/kcidb.py --run-dir "$BENCH_DIR" -o "$BENCH_DIR/kcidb.json" || rc=2
 else
 	report=bench
-	python3 "$S"/bench.py collect "${raws[@]}" --benchlist "$BENCHLIST" \
+	python3 "$S"/lib/bench.py collect "${raws[@]}" --benchlist "$BENCHLIST" \
 		--out "$BENCH_DIR" --repetitions "$REPS" || rc=$?
 	cp "$BENCH_DIR/bench.json" "$RESULTS_DIR/bench.json" 2>/dev/null || true
 fi

@@ -40,7 +40,7 @@
 #                     default (README, "make test": what it does not catch)
 #   VARIANT=check   work tree
 # Results: $OUT/check/<base>/<run>/table.txt, check.json, logs/.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 phase_start check
 resolve_patches
 validate_tree_inputs
@@ -73,7 +73,7 @@ if [ "$CHECK_CLANG" != 0 ]; then
 		clang_skip="not run: needs clang >= $BASE_CLANG_MIN for $BASE, this machine has ${have_clang:-none}"
 fi
 
-"$S"/base-tree.sh || exit 2
+"$S"/phases/base-tree.sh || exit 2
 . "$STATE/base.env"
 
 work=$WORK/$VARIANT
@@ -99,7 +99,7 @@ done
 empty=$res/empty-series
 mkdir -p "$empty"
 : >"$empty/series"
-PATCHES=$empty "$S"/apply-series.sh || exit 2
+PATCHES=$empty "$S"/phases/apply-series.sh || exit 2
 # From here on the tree carries (a prefix of) this series: record it so the
 # next apply-series.sh pops it, and mark the stamp so that it is never "up
 # to date" for a real series.
@@ -114,7 +114,7 @@ quilt() { command quilt --quiltrc=- "$@"; }
 # kvm-host plus what compiles every file the series touches (check.config):
 # CHECK_BUILD=objs builds exactly those objects, and one the config does not
 # select would fail to build for that reason alone.
-FRAGMENTS="kvm-host check" "$S"/config.sh || exit 2
+FRAGMENTS="kvm-host check" "$S"/phases/config.sh || exit 2
 build=$(FRAGMENTS="kvm-host check" build_dir)
 x86build=$(FRAGMENTS=x86-kvm build_dir)
 # W=1 compiles with other flags: in the build directory of the gate, every
@@ -127,12 +127,12 @@ mkdir -p "$w1build"
 cmp -s "$build/.config" "$w1build/.config" 2>/dev/null || cp "$build/.config" "$w1build/.config"
 
 # --- helpers -------------------------------------------------------------
-# The table is data: one record per row (scripts/checklib.py writes
+# The table is data: one record per row (scripts/lib/checklib.py writes
 # rows.tsv, the table and the status line from it).
-python3 "$S"/checklib.py header "$table"
+python3 "$S"/lib/checklib.py header "$table"
 # row <n> <name> [gate=value...]: gates not named are "-".
 row() {
-	python3 "$S"/checklib.py row "$rows" "$table" "$@"
+	python3 "$S"/lib/checklib.py row "$rows" "$table" "$@"
 }
 # The current patch's cells, set as its gates pass; emit_row writes them.
 declare -A cell
@@ -160,10 +160,10 @@ fail() { # fail <patch> <gate> <what> <next>
 # (checklib.py norm); new_lines <candidate> <baseline>: the lines of
 # candidate not in baseline, as a multiset (checklib.py new).
 norm_warnings() {
-	python3 "$S"/checklib.py norm "$src" "$@"
+	python3 "$S"/lib/checklib.py norm "$src" "$@"
 }
 new_lines() {
-	python3 "$S"/checklib.py new "$1" "$2"
+	python3 "$S"/lib/checklib.py new "$1" "$2"
 }
 
 kmake() { # kmake <logfile> <build dir> [VAR=value...] targets...: make in
@@ -236,7 +236,7 @@ kdoc_checks() {
 
 x86_build() { # x86_build <label>: configure (once) and build x86_64
 	local log=$res/logs/$1.x86_64.log
-	KARCH=x86_64 FRAGMENTS=x86-kvm "$S"/config.sh >"$res/logs/x86-config.log" 2>&1 || {
+	KARCH=x86_64 FRAGMENTS=x86-kvm "$S"/phases/config.sh >"$res/logs/x86-config.log" 2>&1 || {
 		cat "$res/logs/x86-config.log" >&2
 		return 2
 	}
@@ -247,7 +247,7 @@ x86_build() { # x86_build <label>: configure (once) and build x86_64
 finish() { # finish <rc> [patch gate what]
 	local rc=$1 secs
 	secs=$(( $(date +%s) - t_start ))
-	python3 "$S"/checklib.py json "$rows" "$res/check.json" "$rc" "$secs" "${2:-}" "${3:-}" "${4:-}" \
+	python3 "$S"/lib/checklib.py json "$rows" "$res/check.json" "$rc" "$secs" "${2:-}" "${3:-}" "${4:-}" \
 		"$CHECK_X86" "$BASE_VERSION" "$PATCHES"
 	{
 		echo
@@ -466,7 +466,7 @@ for p in "${patches[@]}"; do
 	# KVM selftests
 	if [ -n "$selftests" ]; then
 		log=$res/logs/$n.selftests.log
-		if ! BUILD_DIR=$build "$S"/build-selftests.sh >"$log" 2>&1; then
+		if ! BUILD_DIR=$build "$S"/phases/build-selftests.sh >"$log" 2>&1; then
 			cat "$log" >&2
 			gate_fail selftests selftests "the KVM selftests do not build (log: $log)" "fix the patch"
 		fi
@@ -500,7 +500,7 @@ elif [ "$CHECK_CLANG" != 0 ]; then
 	# replays them for cached objects).
 	rm -rf "$cbuild"
 	info "final state: clang build (LLVM=1, log: $res/logs/final.clang.log)"
-	LLVM=1 FRAGMENTS=kvm-host "$S"/config.sh >"$res/logs/clang-config.log" 2>&1 ||
+	LLVM=1 FRAGMENTS=kvm-host "$S"/phases/config.sh >"$res/logs/clang-config.log" 2>&1 ||
 		{ cat "$res/logs/clang-config.log" >&2; die "clang config failed"; }
 	toolchain_for arm64 1
 	ctc=("${KMAKE_TC[@]}")
@@ -516,7 +516,7 @@ elif [ "$CHECK_CLANG" != 0 ]; then
 		info "clang warnings in the final state; building the base with clang to compare"
 		(cd "$src" && quilt pop -a -q) >/dev/null 2>&1 || die "quilt pop failed in $src"
 		rm -rf "$cbuild"
-		LLVM=1 FRAGMENTS=kvm-host "$S"/config.sh >/dev/null 2>&1
+		LLVM=1 FRAGMENTS=kvm-host "$S"/phases/config.sh >/dev/null 2>&1
 		kmake "$res/logs/base.clang.log" "$cbuild" "${ctc[@]}" Image ||
 			die "the base does not build with clang" "see $res/logs/base.clang.log"
 		norm_warnings "$res/logs/base.clang.log" >"$res/base.clang.w"

@@ -12,7 +12,7 @@
 # or a directory above them, an existing OUT that the harness did not make
 # (no .harness-owned in it, and entries the harness does not make), and an OUT another harness command is
 # using (the OUT lock, as for every other target).
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 phase_start clean
 all=""
 case "${1:-}" in

@@ -15,7 +15,7 @@
 # its arm64 root file system.
 # EXTRA_PACKAGES adds packages (the check/bench phases use it); LAVA=1 adds
 # Debian's lava-dispatcher (make lava).
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 phase_start deps
 
 # package (with :arch where it is not the host's) -- the harness needs all.
@@ -139,7 +139,7 @@ if [ -n "$qemu_line" ]; then
 		awk -F'|' -v s="$HOST_QEMU_SUITE" '$3 ~ s"/" { gsub(/ /, "", $2); print $2 }' | sort -u)
 	qemu_ver=$(pick_version "$HOST_QEMU_VERSION" "$qemu_series" "${qv[@]}")
 	[ -n "$qemu_ver" ] || die "$HOST_QEMU_SUITE has no $HOST_QEMU_PACKAGE $HOST_QEMU_VERSION any more, and no other $qemu_series.y (it has: ${qv[*]:-nothing})" \
-			"another QEMU series must be measured first (README, QEMU): update HOST_QEMU_VERSION in scripts/lib.sh"
+			"another QEMU series must be measured first (README, QEMU): update HOST_QEMU_VERSION in scripts/lib/lib.sh"
 	[ "$qemu_ver" = "$HOST_QEMU_VERSION" ] ||
 		warn "the pinned $HOST_QEMU_PACKAGE $HOST_QEMU_VERSION is gone from $HOST_QEMU_SUITE: installing $qemu_ver, the newest $qemu_series.y there, verified by apt against the suite's signed index"
 	run_logged "$log" apt-get "${qo[@]}" -t "$HOST_QEMU_SUITE" install -y --no-install-recommends "$HOST_QEMU_PACKAGE=$qemu_ver" ||

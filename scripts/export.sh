@@ -26,7 +26,7 @@
 #   EXPORT_PREFIX=...    subject prefix (default PATCH; e.g. "RFC PATCH")
 #   EXPORT_VERSION=N     series version (v2, v3...: -v N)
 #   EXPORT_DIR=dir       output (default $OUT/export)
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 phase_start export
 lock_out
 S=$HARNESS_ROOT/scripts
@@ -78,12 +78,12 @@ email=$(cd "$HARNESS_ROOT" && git config user.email || true)
 		"git config --global user.name 'Your Name'; git config --global user.email you@example.org"
 case "$email" in *@invalid.example) die "user.email is the project's placeholder ($email)" "export as yourself" ;; esac
 
-"$S"/base-tree.sh || exit 2
+"$S"/phases/base-tree.sh || exit 2
 . "$STATE/base.env"
 # The quilt-applied tree to compare with: the mails alone, without the
 # project's own patches, in a work tree of its own (hard links), so that the
 # tree make run builds keeps them.
-VARIANT=${VARIANT:-mails} PATCHES=$PATCHES PROJECT_PATCHES="" "$S"/apply-series.sh || exit 2
+VARIANT=${VARIANT:-mails} PATCHES=$PATCHES PROJECT_PATCHES="" "$S"/phases/apply-series.sh || exit 2
 qsrc=$WORK/${VARIANT:-mails}/src
 mapfile -t patches < <(series_list "$PATCHES")
 [ ${#patches[@]} -gt 0 ] || die "the series is empty"
@@ -209,7 +209,7 @@ for k in "${!ids[@]}"; do
 	t=$PATCHES/cover-$id.tmpl
 	[ -f "$t" ] || t=$tmpl
 	# shellcheck disable=SC2086
-	python3 "$S"/cover.py "$t" "$BASE_ORIGIN ($BASE_VERSION)" $RESULTS >"$work/description-$id" ||
+	python3 "$S"/lib/cover.py "$t" "$BASE_ORIGIN ($BASE_VERSION)" $RESULTS >"$work/description-$id" ||
 		die "filling the cover letter of mail series '$id' from $t failed"
 	# format-patch takes the cover letter's subject and body from the
 	# description of the branch the range ends on: one branch per mail series.

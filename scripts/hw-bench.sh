@@ -3,14 +3,14 @@
 # make hw-bench: the benchmark list natively on an arm64 KVM host, on the
 # running kernel, REPS times. Writes $RESULTS_DIR/$RUN_NAME.json
 # (one kernel). Run it once on the base kernel and once on the patched one,
-# then: scripts/bench.py compare BEFORE.json AFTER.json --out DIR
+# then: scripts/lib/bench.py compare BEFORE.json AFTER.json --out DIR
 # (Documentation/benchmarks.rst has the procedure).
 #
 #   hw-bench.sh [--dry-run]
 # Variables: REPS (5), BENCHLIST (selftests/benchlist-hw.txt), ONLY,
 # RUN_NAME (hw-bench-<uname -r>), KERNEL_SRC, PATCHES (for the selftests
 # built from the tree).
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 set -e
 phase_start hw-bench
 lock_out
@@ -33,7 +33,7 @@ case "${1:-}" in
 esac
 rm -rf "$dir"
 mkdir -p "$dir"
-total=$(python3 "$S"/bench.py resolve "$BENCHLIST" --only "${ONLY:-}" -o "$dir/benchlist.tsv") ||
+total=$(python3 "$S"/lib/bench.py resolve "$BENCHLIST" --only "${ONLY:-}" -o "$dir/benchlist.tsv") ||
 	die "benchmark list rejected" "fix the entry named above"
 
 if [ "${1:-}" = --dry-run ]; then
@@ -43,12 +43,12 @@ if [ "${1:-}" = --dry-run ]; then
 	exit 0
 fi
 prepare_native_selftests
-BUILD_DIR=$build BENCH_BIN=$build/bench-bin "$S"/build-bench.sh
+BUILD_DIR=$build BENCH_BIN=$build/bench-bin "$S"/phases/build-bench.sh
 
 # The run's inputs (base, series, the running kernel, the CPU count) go
 # into the result file, so that the compare report can name them.
 repro=$(reproducer hw-bench)
-PLATFORM=hardware BUILD_DIR=$build RUNLIST=$BENCHLIST SMP=$(nproc) "$S"/metadata.sh "$dir/metadata.json" "$RUN_NAME" "$repro"
+PLATFORM=hardware BUILD_DIR=$build RUNLIST=$BENCHLIST SMP=$(nproc) "$S"/phases/metadata.sh "$dir/metadata.json" "$RUN_NAME" "$repro"
 phase_start hw-bench
 raws=()
 for rep in $(seq 1 "$REPS"); do
@@ -60,6 +60,6 @@ for rep in $(seq 1 "$REPS"); do
 	echo "# harness: done" >>"$rd/tap.txt"
 	raws+=(--raw "$rd")
 done
-python3 "$S"/bench.py hw "${raws[@]}" --benchlist "$BENCHLIST" --kernel "$kernel" \
+python3 "$S"/lib/bench.py hw "${raws[@]}" --benchlist "$BENCHLIST" --kernel "$kernel" \
 	--out "$json"
 status "results in ${json#"$PWD"/}"

@@ -23,7 +23,7 @@
 #     boot reuses the base tree and the selftests the first one built;
 #  5. the results copied off the disk (debugfs, no mount) into
 #     $RESULTS_DIR/hw-emulated/guest/, and the compare table made from the
-#     two hw-bench files with scripts/bench.py compare, as a hardware user
+#     two hw-bench files with scripts/lib/bench.py compare, as a hardware user
 #     would.
 #
 # Variables: HW_RUN_ONLY (default: the whole hardware run list),
@@ -41,7 +41,7 @@
 #   hw-bench        its result file, with no benchmark errors
 #   compare         bench.py compare of the two hw-bench files
 # Exit status: 0 all of these passed, 1 one failed, 2 harness error.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 set -e
 phase_start hw-emulated
 S=$HARNESS_ROOT/scripts
@@ -65,9 +65,9 @@ for s in $HW_STEPS; do
 done
 [ -n "$HW_STEPS" ] || die "HW_STEPS is empty" "use HW_STEPS='patched base' or a part of it"
 # The lists' names are checked here, in seconds, not after two kernel builds.
-python3 "$S"/runlist.py "$HARNESS_ROOT/selftests/runlist-hw.txt" --only "$HW_RUN_ONLY" -o /dev/null >/dev/null ||
+python3 "$S"/phases/runlist.py "$HARNESS_ROOT/selftests/runlist-hw.txt" --only "$HW_RUN_ONLY" -o /dev/null >/dev/null ||
 	die "HW_RUN_ONLY='$HW_RUN_ONLY' rejected" "name tests of selftests/runlist-hw.txt"
-python3 "$S"/bench.py resolve "$HARNESS_ROOT/selftests/benchlist-hw.txt" --only "$HW_BENCH_ONLY" -o /dev/null >/dev/null ||
+python3 "$S"/lib/bench.py resolve "$HARNESS_ROOT/selftests/benchlist-hw.txt" --only "$HW_BENCH_ONLY" -o /dev/null >/dev/null ||
 	die "HW_BENCH_ONLY='$HW_BENCH_ONLY' rejected" "name benchmarks of selftests/benchlist-hw.txt"
 for f in $HW_SKIPLISTS; do
 	[ -f "$HARNESS_ROOT/$f" ] || die "HW_SKIPLISTS: $f not found" "name skip lists relative to the repository (selftests/...)"
@@ -96,7 +96,7 @@ start_all=$(date +%s)
 # 1. The host's tools (Debian packages only) and the kernels.
 EXTRA_PACKAGES="mmdebstrap qemu-user-static binfmt-support arch-test e2fsprogs" "$S"/deps.sh
 export FRAGMENTS="kvm-host disk-root"
-"$S"/base-tree.sh
+"$S"/phases/base-tree.sh
 # The package the base phase used (the pin, or its fallback: the guest then
 # gets its sha256 with BASE_DEB_SHA256=, as fetched and verified here).
 . "$STATE/base.env"
@@ -186,7 +186,7 @@ for v in $HW_STEPS; do
 	KERNEL=${image[$v]} DISK=$img SMP=$SMP MEM=$MEM BOOT_TIMEOUT=600 WATCHDOG=$HW_WATCHDOG \
 		RUN_DIR=$dir/boot-$v \
 		APPEND="init=/root/irq-scaling/scripts/guest/hw-emulated-init hw_emulated.step=$v" \
-		"$S"/boot-qemu.sh || rc=$?
+		"$S"/phases/boot-qemu.sh || rc=$?
 	if [ "$rc" -eq 2 ]; then
 		result "$v/boot" error "QEMU could not boot the $v kernel: see boot-$v/qemu.stderr"
 		continue
@@ -254,7 +254,7 @@ print(t["passed"], t["failed"] + t.get("errors", 0), t["skipped"], len(d.get("sp
 done
 if [ -f "$gres/hw-bench-base.json" ] && [ -f "$gres/hw-bench-patched.json" ]; then
 	# The guest's files say "hardware": the kit cannot tell that TCG ran it.
-	if python3 "$S"/bench.py compare "$gres/hw-bench-base.json" "$gres/hw-bench-patched.json" \
+	if python3 "$S"/lib/bench.py compare "$gres/hw-bench-base.json" "$gres/hw-bench-patched.json" \
 		--platform "qemu-tcg (make hw-emulated)" --out "$dir/compare" >"$dir/compare.log" 2>&1; then
 		result compare pass "${dir#"$PWD"/}/compare/bench.md"
 	else

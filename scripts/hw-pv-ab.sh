@@ -17,7 +17,7 @@
 # 1-8), REPS (1: the pairs inside each boot are the repetitions), BENCHLIST,
 # ONLY. Needs qemu-system-arm and busybox-static (and rt-tests for the
 # hackbench lines), as root.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 set -e
 phase_start hw-pv-ab
 S=$HARNESS_ROOT/scripts
@@ -45,7 +45,7 @@ case "${1:-}" in
 esac
 rm -rf "$dir"
 mkdir -p "$dir"
-total=$(python3 "$S"/bench.py resolve "$BENCHLIST" --only "${ONLY:-}" -o "$dir/benchlist.tsv") ||
+total=$(python3 "$S"/lib/bench.py resolve "$BENCHLIST" --only "${ONLY:-}" -o "$dir/benchlist.tsv") ||
 	die "benchmark list rejected" "fix the entry named above"
 
 if [ "${1:-}" = --dry-run ]; then
@@ -66,7 +66,7 @@ lock_out
 # The guest's initramfs: busybox, the L2 init (runs l2cmd=, reports
 # "[l2] exit N"), pv-guest built natively.
 bin=$dir/bin
-BENCH_BIN=$bin "$S"/build-bench.sh
+BENCH_BIN=$bin "$S"/phases/build-bench.sh
 stage=$dir/guest.d
 mkdir -p "$stage/bin"
 # (busybox_arm64 dies in the command substitution's subshell: stop here too)
@@ -101,6 +101,6 @@ for rep in $(seq 1 "$REPS"); do
 	raws+=(--raw "$rd")
 done
 rc=0
-python3 "$S"/bench.py ab "${raws[@]}" --benchlist "$BENCHLIST" --out "$dir" || rc=$?
+python3 "$S"/lib/bench.py ab "${raws[@]}" --benchlist "$BENCHLIST" --out "$dir" || rc=$?
 [ $rc -eq 0 ] || die "the A/B report has errors (above); data in ${dir#"$PWD"/}"
 status "table in ${dir#"$PWD"/}/ab.md, data in ab.json"

@@ -11,7 +11,7 @@
 #                           runner commands, run nothing (works on any host)
 # Variables: RUNLIST (default selftests/runlist-hw.txt), SKIPLISTS, EXTRA_SKIPLISTS, ONLY,
 # RUN_NAME (default hw-<uname -r>), KERNEL_SRC, PATCHES.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 set -e
 phase_start hw-run
 lock_out
@@ -54,7 +54,7 @@ if [ -d "$WORK/${VARIANT:-hw}/src/tools" ]; then
 	tree_skip_args "$WORK/${VARIANT:-hw}/src"
 	skipargs+=("${TREE_SKIP_ARGS[@]}")
 fi
-read -r nrun nskip total < <(python3 "$S"/runlist.py "$RUNLIST" "${skipargs[@]}" \
+read -r nrun nskip total < <(python3 "$S"/phases/runlist.py "$RUNLIST" "${skipargs[@]}" \
 	--only "${ONLY:-}" -o "$RUN_DIR/runlist.tsv") || die "run list rejected" "fix the entry named above"
 [ -n "${nrun:-}" ] || die "run list rejected" "fix the entry named above"
 
@@ -79,9 +79,9 @@ kernel_log_since "$before" "$RUN_DIR/console.log"
 BOOT_RESULT="done" KERNEL_CMDLINE=$(cat /proc/cmdline)
 write_env "$RUN_DIR/boot.env" BOOT_RESULT KERNEL_CMDLINE
 repro=$(reproducer hw-run)
-PLATFORM=hardware BUILD_DIR=$build RUNLIST=$RUNLIST "$S"/metadata.sh "$RUN_DIR/metadata.json" "$RUN_NAME" "$repro"
+PLATFORM=hardware BUILD_DIR=$build RUNLIST=$RUNLIST "$S"/phases/metadata.sh "$RUN_DIR/metadata.json" "$RUN_NAME" "$repro"
 rc=0
-python3 "$S"/report.py --run-dir "$RUN_DIR" --meta "$RUN_DIR/metadata.json" \
+python3 "$S"/phases/report.py --run-dir "$RUN_DIR" --meta "$RUN_DIR/metadata.json" \
 	--splats "$HARNESS_ROOT/selftests/console-splats.txt" --out-summary "$OUT/results/summary.json" || rc=$?
 # The same results as KCIDB v5.3 (Documentation/ci.rst).
 [ "$rc" -ge 2 ] || python3 "$S"/ci/kcidb.py --run-dir "$RUN_DIR" -o "$RUN_DIR/kcidb.json" || rc=2

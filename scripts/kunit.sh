@@ -12,7 +12,7 @@
 #   kunit.sh fragment <file>      write a config fragment: KUnit + the suites
 #                                 this tree has, built in (they run at boot)
 #   kunit.sh parse <console.log>  kunit.py parse of that boot's console
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 phase_start kunit
 VARIANT=${VARIANT:-patched}
 src=$WORK/$VARIANT/src
@@ -23,8 +23,8 @@ case "$mode" in run|fragment|parse) ;; *) die "unknown mode '$mode'" "use: kunit
 if [ "$mode" != parse ]; then
 	validate_tree_inputs
 	[ "$mode" = run ] && lock_out
-	"$HARNESS_ROOT"/scripts/base-tree.sh >&2 || exit 2
-	"$HARNESS_ROOT"/scripts/apply-series.sh >&2 || exit 2
+	"$HARNESS_ROOT"/scripts/phases/base-tree.sh >&2 || exit 2
+	"$HARNESS_ROOT"/scripts/phases/apply-series.sh >&2 || exit 2
 fi
 phase_start kunit
 [ -x "$src/tools/testing/kunit/kunit.py" ] || die "no kunit.py in $src" "the work tree is incomplete: make clean and rerun"

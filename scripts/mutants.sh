@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # make mutants: every test of the series shown to fail on a kernel broken on
 # purpose. Each mutant (selftests/mutants/<base>/NNN-<name>.patch, format in
-# scripts/mutants.py) is a patch on top of the base's whole series that
+# scripts/lib/mutants.py) is a patch on top of the base's whole series that
 # breaks one property; the tests its header names must all fail on it.
 #
 # For each mutant: the series plus the mutant in the work tree "mutant"
@@ -24,7 +24,7 @@
 #   FRAGMENTS       default kvm-host; HOST_MODE, GIC, SMP, MEM as make run
 # Exit status: 0 every mutant killed, 1 one survived or showed nothing,
 # 2 harness error.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 set -e
 S=$HARNESS_ROOT/scripts
 PHASE=mutants
@@ -40,7 +40,7 @@ KLIST=$HARNESS_ROOT/selftests/kunit.txt
 validate_machine_inputs
 [ -d "$MUTANTS_DIR" ] || die "MUTANTS_DIR=$MUTANTS_DIR does not exist" "no mutants for BASE=$BASE yet"
 resolve_patches
-plan=$(python3 "$S"/mutants.py list "$MUTANTS_DIR" --runlist "$RUNLIST" --kunit "$KLIST" \
+plan=$(python3 "$S"/lib/mutants.py list "$MUTANTS_DIR" --runlist "$RUNLIST" --kunit "$KLIST" \
 	--only "${MUTANTS:-}") || die "mutant list rejected" "fix the mutant named above"
 lock_out
 
@@ -61,7 +61,7 @@ mv "$sdir/series" "$sdir/base-series"
 # Already in the series above
 export PROJECT_PATCHES=""
 "$S"/deps.sh
-"$S"/base-tree.sh
+"$S"/phases/base-tree.sh
 total=$(echo "$plan" | wc -l)
 i=0
 while IFS=$'\t' read -r file name st ku; do
@@ -92,7 +92,7 @@ while IFS=$'\t' read -r file name st ku; do
 		env VARIANT=mutant PATCHES="$sdir" KUNIT_LIST="$klist" RESULTS_TSV="$ktsv" \
 			"$S"/kunit.sh run >>"$log" 2>&1 || true
 	fi
-	v=$(python3 "$S"/mutants.py verdict --tests "$tests" ${summary:+--summary "$summary" --run-id "$id"} \
+	v=$(python3 "$S"/lib/mutants.py verdict --tests "$tests" ${summary:+--summary "$summary" --run-id "$id"} \
 		${ktsv:+--kunit-tsv "$ktsv"})
 	res=${v%%$'\t'*} note=${v#*$'\t'}
 	if [ "$res" = error ] && grep -q 'ERROR' "$log"; then
@@ -103,8 +103,8 @@ while IFS=$'\t' read -r file name st ku; do
 	status "mutant $name: $(case $res in pass) echo killed ;; fail) echo SURVIVED ;; *) echo error ;; esac): $note"
 done <<<"$plan"
 
-python3 "$S"/mutants.py report "$tsv" "$out" >/dev/null
-python3 "$S"/collect.py junit "$tsv" "$out/junit.xml"
+python3 "$S"/lib/mutants.py report "$tsv" "$out" >/dev/null
+python3 "$S"/lib/collect.py junit "$tsv" "$out/junit.xml"
 [ -n "${RESULTS_TSV:-}" ] && sed "s|^|$BASE_NS/|" "$tsv" >>"$RESULTS_TSV"
 cat "$out/table.txt"
 info "make mutants: $(tail -n 1 "$out/table.txt") in $(( $(date +%s) - t_start )) s ($out)"

@@ -13,7 +13,7 @@
 # reproducer without doing anything.
 # Exit status: 0 every test passed, 1 a test failed (or the guest hung,
 # panicked, stopped, or the console has a splat), 2 harness error.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 set -e
 S=$HARNESS_ROOT/scripts
 t_start=$(date +%s)
@@ -54,16 +54,16 @@ if [ "${KERNEL_IMAGE:-}" = debian ]; then
 	eval "$kenv"
 	export KERNEL_IMAGE KERNEL_CONFIG KERNEL_MODULES KERNEL_ORIGIN
 fi
-"$S"/base-tree.sh
-"$S"/apply-series.sh
+"$S"/phases/base-tree.sh
+"$S"/phases/apply-series.sh
 # A prebuilt kernel (KERNEL_IMAGE) is booted as it is: no config, no
 # kernel build; the selftests still come from the (patched) tree.
 if [ -z "${KERNEL_IMAGE:-}" ]; then
-	"$S"/config.sh
-	"$S"/build-kernel.sh
+	"$S"/phases/config.sh
+	"$S"/phases/build-kernel.sh
 fi
-"$S"/build-selftests.sh
-"$S"/initramfs.sh
+"$S"/phases/build-selftests.sh
+"$S"/phases/initramfs.sh
 . "$STATE/base.env"
 . "$WORK/$VARIANT/applied.env"
 BUILD_DIR=$(build_dir)
@@ -76,13 +76,13 @@ export KERNEL_UNDER_TEST=$kernel KERNEL_CONFIG_UNDER_TEST=$kconfig
 
 # Metadata first (TuxMake's metadata.json in spirit): inputs, versions,
 # hashes and the command that reproduces this run.
-INITRD=$INITRD "$S"/metadata.sh "$RUN_DIR/metadata.json" "$RUN_NAME" "$repro"
+INITRD=$INITRD "$S"/phases/metadata.sh "$RUN_DIR/metadata.json" "$RUN_NAME" "$repro"
 
 # boot-qemu.sh: 0 the guest finished; 2 bad input or QEMU did not start
 # (no guest, nothing to report); 3 the guest hung, panicked or stopped: the
 # report below says which, from boot.env, and the run fails (exit 1).
 boot_rc=0
-KERNEL=$kernel INITRD=$INITRD "$S"/boot-qemu.sh || boot_rc=$?
+KERNEL=$kernel INITRD=$INITRD "$S"/phases/boot-qemu.sh || boot_rc=$?
 [ "$boot_rc" -eq 0 ] || [ "$boot_rc" -eq 3 ] || exit 2
 # The run keeps what it booted (metadata.json has their sha256): the
 # Image and .config (hard links where they can be) and the initramfs,
@@ -96,7 +96,7 @@ mv "$INITRD" "$art/initramfs.cpio"
 phase_start report
 mkdir -p "$RESULTS_DIR"
 rc=0
-python3 "$S"/report.py --run-dir "$RUN_DIR" --meta "$RUN_DIR/metadata.json" \
+python3 "$S"/phases/report.py --run-dir "$RUN_DIR" --meta "$RUN_DIR/metadata.json" \
 	--splats "$HARNESS_ROOT/selftests/console-splats.txt" \
 	--out-summary "$OUT/results/summary.json" || rc=$?
 # The same results as KCIDB v5.3 (Documentation/ci.rst), for a CI to submit.

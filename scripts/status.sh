@@ -12,7 +12,7 @@ shift
 # The harness's internal variables are not the user's: one exported in the
 # shell (BUILD_DIR, DISK, RUN_DIR, ...) must not move a make target's builds
 # or boot a disk. The phase scripts keep them as their interface when run
-# by hand (scripts/boot-qemu.sh KERNEL=... INITRD=...).
+# by hand (scripts/phases/boot-qemu.sh KERNEL=... INITRD=...).
 unset BUILD_DIR DISK RUN_DIR RUN_ID INITRD KERNEL TESTS_TIMEOUT PLATFORM BENCH_BIN \
 	RESULTS_TSV MODE KUNIT_LIST KERNEL_UNDER_TEST KERNEL_CONFIG_UNDER_TEST KERNEL_ORIGIN \
 	HARNESS_LOCKED PHASE BENCH_DIR

@@ -40,7 +40,7 @@
 # $OUT/tests/junit.xml; ends with "N passed, N failed, N skipped" (errors,
 # tests that could not run, count as failed and are named above it).
 # Exit 0 all passed, 1 a test failed, 2 a harness error.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib/lib.sh"
 phase_start test
 t0=$(date +%s)
 case "${FULL:-0}" in 0|1) ;; *) die "FULL=$FULL: use FULL=1 (every run on both bases) or leave it unset" ;; esac
@@ -76,7 +76,7 @@ done
 # And every mutant name, before the hour of runs that precedes the mutants,
 # with the check make mutants itself makes (mutants.py list --only).
 [ -z "$test_mutants" ] ||
-	python3 "$HARNESS_ROOT"/scripts/mutants.py list "$HARNESS_ROOT"/selftests/mutants/mainline \
+	python3 "$HARNESS_ROOT"/scripts/lib/mutants.py list "$HARNESS_ROOT"/selftests/mutants/mainline \
 		--runlist "$HARNESS_ROOT"/selftests/runlist-qemu.txt --kunit "$HARNESS_ROOT"/selftests/kunit.txt \
 		--only "$test_mutants" >/dev/null ||
 	die "TEST_MUTANTS='$test_mutants' rejected" "name mutants of selftests/mutants/mainline (make mutants' MUTANTS names)"
@@ -136,7 +136,7 @@ run_one() {
 	rc=${PIPESTATUS[0]}
 	# Only this run's summary counts: run.sh removed the old one before
 	# anything else, and the summary carries this run's id.
-	if ! python3 "$S"/collect.py run "$rdir/summary.json" "$base/$name" "$id" >>"$RESULTS_TSV"; then
+	if ! python3 "$S"/lib/collect.py run "$rdir/summary.json" "$base/$name" "$id" >>"$RESULTS_TSV"; then
 		printf '%s\terror\t%s\n' "$base/$name/run" \
 			"exit $rc before the guest reported: $(grep -m1 'ERROR' "$log" | cut -c1-200)" >>"$RESULTS_TSV"
 		harness_errors=$((harness_errors + 1))
@@ -154,7 +154,7 @@ run_check() {
 	BASE=$base CHECK_X86=${CHECK_X86:-final} CHECK_CLANG=${CHECK_CLANG:-0} CHECK_BUILD=$check_build "$S"/check.sh 2>&1 | tee "$log" |
 		grep --line-buffered -E '^\[harness\] (check|check-tests): |ERROR' || true
 	if [ -s "$rows" ]; then
-		python3 "$S"/collect.py check "$rows" "$base" "$log" >>"$RESULTS_TSV" ||
+		python3 "$S"/lib/collect.py check "$rows" "$base" "$log" >>"$RESULTS_TSV" ||
 			printf '%s/check/rows\terror\tcannot read %s\n' "$base" "$rows" >>"$RESULTS_TSV"
 	elif ! grep -q '^\[harness\] check: the series in .* is empty' "$log"; then
 		printf '%s/check/rows\terror\tmake check wrote no table rows (%s)\n' "$base" "$log" >>"$RESULTS_TSV"
@@ -246,10 +246,10 @@ for br in $runs; do
 	fi
 done
 
-# Each cached base must be exactly as unpacked (scripts/base-verify.sh).
+# Each cached base must be exactly as unpacked (scripts/phases/base-verify.sh).
 for b in $BASES; do
 	[ -f "$OUT/state/$b/base.env" ] || continue
-	if v=$(BASE=$b "$S"/base-verify.sh 2>&1); then
+	if v=$(BASE=$b "$S"/phases/base-verify.sh 2>&1); then
 		printf 'harness/base-cache-untouched-%s\tpass\t%s\n' "$b" "$v" >>"$RESULTS_TSV"
 	else
 		printf 'harness/base-cache-untouched-%s\tfail\t%s\n' "$b" "$v" >>"$RESULTS_TSV"
@@ -267,7 +267,7 @@ if [ ${#kfiles[@]} -gt 0 ]; then
 		printf 'harness/kcidb\tfail\t%s\n' "$(head -c 200 "$OUT/tests/kcidb.err")" >>"$RESULTS_TSV"
 	fi
 fi
-python3 "$S"/collect.py junit "$RESULTS_TSV" "$OUT/tests/junit.xml" || harness_errors=$((harness_errors + 1))
+python3 "$S"/lib/collect.py junit "$RESULTS_TSV" "$OUT/tests/junit.xml" || harness_errors=$((harness_errors + 1))
 echo
 echo "==== make test results ===="
 awk -F'\t' '{ printf "%-52s %-5s %s\n", $1, toupper($2), $3 }' "$RESULTS_TSV"

@@ -13,7 +13,7 @@
 #                         metapackage: whichever kernel it depends on today)
 # No version is pinned: the suite's signed index names today's kernel
 # (apt verifies it); metadata.json and kcidb.json record which one ran.
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../lib/lib.sh"
 phase_start prebuilt
 suite=${DEBIAN_KERNEL_SUITE:-bookworm-backports}
 pkg=${DEBIAN_KERNEL_PACKAGE:-linux-image-arm64}

@@ -16,7 +16,7 @@
 # lava.log.yaml, results.tsv: a row per test, a row for the job, a row
 # comparing LAVA's results with make run's). Exit 0 all equal and passed,
 # 1 a test failed or differed, 2 harness error (no such run, no lava-run).
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../lib/lib.sh"
 phase_start lava
 S=$HARNESS_ROOT/scripts
 jobs_only=""

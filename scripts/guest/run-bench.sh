@@ -3,7 +3,7 @@
 # Run a resolved benchmark list and print one TAP 13 stream: each
 # benchmark's output and, when the kernel has lock_stat, the /proc/lock_stat
 # taken over exactly that benchmark, as "# " comment lines between
-# "# bench: begin <name>" and its result line. scripts/bench.py reads it.
+# "# bench: begin <name>" and its result line. scripts/lib/bench.py reads it.
 # A lock class written "<class>:sites" also gets its acquisitions counted
 # per call stack: a hist trigger on the lock:lock_acquire tracepoint
 # (lockdep + CONFIG_HIST_TRIGGERS, kernel-config/trace.config), keyed by
@@ -11,7 +11,7 @@
 #
 #   run-bench.sh <benchlist.tsv> <kselftest install dir> <bench bin dir>
 #
-# benchlist.tsv lines (tab separated, from scripts/bench.py resolve):
+# benchlist.tsv lines (tab separated, from scripts/lib/bench.py resolve):
 #   bench <name> <timeout seconds> <lock classes> <command> [arguments]
 # The command is looked up in the bench bin dir, then among the installed
 # KVM selftests. Runs in the QEMU guest (busybox sh) and on arm64 hosts.

@@ -8,7 +8,7 @@
 # Fixtures: scripts/tests/fixtures/check/<case>/. The cases share the check
 # work tree with make check (incremental builds). Appends
 # "check-tests/<case>\tpass|fail\t<reason>" to $RESULTS_TSV when set.
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../lib/lib.sh"
 phase_start check-tests
 S=$HARNESS_ROOT/scripts
 F=$S/tests/fixtures/check

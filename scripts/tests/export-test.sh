@@ -12,7 +12,7 @@
 #                   onto the base commit gives the quilt tree
 #   export-identity the project's placeholder identity is refused
 # Appends "export/<case>\tpass|fail\t<reason>" to $RESULTS_TSV when set.
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../lib/lib.sh"
 phase_start export-test
 S=$HARNESS_ROOT/scripts
 dir=$OUT/tests/export

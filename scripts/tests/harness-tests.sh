@@ -12,7 +12,7 @@
 #                            silent guest) or need its selftests
 # The parsers, collectors, report and QEMU command line have unit tests of
 # their own (scripts/tests/unit.sh).
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../lib/lib.sh"
 phase_start harness-tests
 S=$HARNESS_ROOT/scripts
 FX=$HARNESS_ROOT/scripts/tests/fixtures
@@ -121,7 +121,7 @@ input_cases() {
 	# Mutant headers: each names tests the run list or the KUnit list has.
 	for b in $BASES; do
 		[ -d "$HARNESS_ROOT/selftests/mutants/$b" ] || continue
-		if n=$(python3 "$S"/mutants.py list "$HARNESS_ROOT/selftests/mutants/$b" \
+		if n=$(python3 "$S"/lib/mutants.py list "$HARNESS_ROOT/selftests/mutants/$b" \
 			--runlist "$HARNESS_ROOT/selftests/runlist-qemu.txt" \
 			--kunit "$HARNESS_ROOT/selftests/kunit.txt" 2>"$LOGS/mutants-$b.log" | wc -l) && [ "$n" -gt 0 ]; then
 			result "harness/mutant-headers-$b" pass "$n mutants"
@@ -155,28 +155,28 @@ input_cases() {
 		result harness/make-status-file fail "make $bad_rc, status/run '$bad_st', then '$(cat "$st/status/run" 2>/dev/null)' (logs: $LOGS/status-*.log)"
 	fi
 	rm -rf "$st"
-	# make refuses a variable no target reads, in its own parse (scripts/params.tsv),
+	# make refuses a variable no target reads, in its own parse (scripts/lib/params.tsv),
 	# and make help gives every variable of that table a line.
 	EXPECT_TIMEOUT=10 expect make-unknown-variable 2 'unknown variable\(s\) on the command line: (ARCH FRAGMENTZ|FRAGMENTZ ARCH) --' -- \
 		make -s -C "$HARNESS_ROOT" run DRY_RUN=1 ARCH=x86_64 FRAGMENTZ=debug
 	local missing="" v
 	make -s -C "$HARNESS_ROOT" help >"$LOGS/make-help.log" 2>&1
-	for v in $(python3 "$S"/help.py --names); do
+	for v in $(python3 "$S"/lib/help.py --names); do
 		grep -qE "^  $v +\[" "$LOGS/make-help.log" || missing="$missing $v"
 	done
-	if [ -z "$missing" ]; then result harness/make-help-variables pass "$(python3 "$S"/help.py --names | wc -w) variables, one line each"
+	if [ -z "$missing" ]; then result harness/make-help-variables pass "$(python3 "$S"/lib/help.py --names | wc -w) variables, one line each"
 	else result harness/make-help-variables fail "no make help line for:$missing"; fi
 	# No long step is silent (a progress line every PROGRESS_SECONDS), and
 	# the harness's make command line does not reach the kernel builds.
 	local plog=$LOGS/progress.log
 	# (holding a lock as lock_out does: the ticker must not keep it afterwards)
-	if bash -c '. "$1"/scripts/lib.sh; exec 9>"$2.lock"; flock 9; PROGRESS_SECONDS=1 with_progress probe "$2.cmd" sleep 2.6' _ "$HARNESS_ROOT" "$plog" >"$plog" 2>&1 &&
+	if bash -c '. "$1"/scripts/lib/lib.sh; exec 9>"$2.lock"; flock 9; PROGRESS_SECONDS=1 with_progress probe "$2.cmd" sleep 2.6' _ "$HARNESS_ROOT" "$plog" >"$plog" 2>&1 &&
 	   [ "$(grep -c 'probe: [0-9]*s, ' "$plog")" -ge 2 ] && flock -n "$plog.lock" true; then
 		result harness/progress-lines pass "$(grep -c 'probe: ' "$plog") progress lines over 2.6 s at PROGRESS_SECONDS=1, the lock free at once after"
 	else
 		result harness/progress-lines fail "$(head -c 200 "$plog")"
 	fi
-	if [ "$(env MAKEFLAGS='ARCH=x86_64 V=1 -j9' MAKEOVERRIDES='ARCH=x86_64' bash -c '. "$1"/scripts/lib.sh; echo "${MAKEFLAGS-unset}${MAKEOVERRIDES-unset}"' _ "$HARNESS_ROOT")" = unsetunset ]; then
+	if [ "$(env MAKEFLAGS='ARCH=x86_64 V=1 -j9' MAKEOVERRIDES='ARCH=x86_64' bash -c '. "$1"/scripts/lib/lib.sh; echo "${MAKEFLAGS-unset}${MAKEOVERRIDES-unset}"' _ "$HARNESS_ROOT")" = unsetunset ]; then
 		result harness/makeflags-not-passed pass "MAKEFLAGS and MAKEOVERRIDES unset for the builds"
 	else
 		result harness/makeflags-not-passed fail "lib.sh leaves make's command line in the environment"
@@ -201,13 +201,13 @@ input_cases() {
 	# command substitution: every "$(fn)" of them must stop its caller too
 	# (hw-pv-ab.sh copied an empty path on, newcomer trial 2026-12-02).
 	local unguarded
-	unguarded=$(cd "$HARNESS_ROOT" && grep -nE '[^=]"\$\(busybox_arm64\)"' scripts/*.sh scripts/ci/*.sh scripts/tests/*.sh || true)
+	unguarded=$(cd "$HARNESS_ROOT" && grep -nE '[^=]"\$\(busybox_arm64\)"' scripts/*.sh scripts/phases/*.sh scripts/lib/*.sh scripts/ci/*.sh scripts/tests/*.sh || true)
 	if [ -z "$unguarded" ]; then result harness/die-in-substitution pass "every \$(busybox_arm64) assigns and stops on failure"
 	else result harness/die-in-substitution fail "used inline: $(echo "$unguarded" | head -n 3 | tr '\n' ' ')"; fi
 	# One rule for the private apt lists (lib.sh's private_apt): three
 	# scripts built theirs by hand (newcomer read-through, 2026-12-03).
 	local own_lists
-	own_lists=$(cd "$HARNESS_ROOT" && grep -nE 'Dir::Etc::SourceList|Dir::State::Lists' scripts/*.sh scripts/ci/*.sh | grep -v '^scripts/lib.sh:' || true)
+	own_lists=$(cd "$HARNESS_ROOT" && grep -nE 'Dir::Etc::SourceList|Dir::State::Lists' scripts/*.sh scripts/phases/*.sh scripts/lib/*.sh scripts/ci/*.sh | grep -v '^scripts/lib/lib.sh:' || true)
 	if [ -z "$own_lists" ]; then result harness/private-apt-one-rule pass "every private apt list comes from lib.sh's private_apt"
 	else result harness/private-apt-one-rule fail "built by hand: $(echo "$own_lists" | head -n 3 | tr '\n' ' ')"; fi
 	# A read-only OUT: a harness error that says so (it was a raw bash
@@ -252,7 +252,7 @@ input_cases() {
 
 	# A child started with another BASE (make test runs both bases from
 	# one process) takes its own base's series, not its parent's default.
-	got=$(env -u PATCHES BASE=mainline bash -c '. "$1"/lib.sh; BASE=6.12 bash -c ". \"\$1\"/lib.sh; echo \$PATCHES" _ "$1"' _ "$S")
+	got=$(env -u PATCHES BASE=mainline bash -c '. "$1"/lib.sh; BASE=6.12 bash -c ". \"\$1\"/lib.sh; echo \$PATCHES" _ "$1"' _ "$S/lib")
 	if [ "$got" = "$HARNESS_ROOT/patches/6.12" ]; then
 		result harness/series-per-base pass "BASE=6.12 under a BASE=mainline parent: patches/6.12"
 	else
@@ -311,7 +311,7 @@ input_cases() {
 	# them out, newcomer trial 2026-12-02).
 	local hr
 	hr=$(env SKIPLISTS=/s.txt EXTRA_SKIPLISTS=/e.txt KERNEL_SRC=/k PATCHES=/p ONLY=vgic_init \
-		bash -c '. "$1"/scripts/lib.sh; reproducer hw-run' _ "$HARNESS_ROOT" 2>&1)
+		bash -c '. "$1"/scripts/lib/lib.sh; reproducer hw-run' _ "$HARNESS_ROOT" 2>&1)
 	if [ "$hr" = "make hw-run KERNEL_SRC='/k' PATCHES='/p' SKIPLISTS='/s.txt' EXTRA_SKIPLISTS='/e.txt' ONLY='vgic_init'" ]; then
 		result harness/reproducer-hw-run pass "$hr"
 	else
@@ -348,7 +348,7 @@ input_cases() {
 	mkdir -p "$LOGS/shim"
 	printf '#!/bin/sh\necho "dmesg: read kernel buffer failed: Operation not permitted" >&2\nexit 1\n' >"$LOGS/shim/dmesg"
 	chmod +x "$LOGS/shim/dmesg"
-	if PATH="$LOGS/shim:$PATH" bash -c '. "$1"/lib.sh; set -e; kernel_log_since 0 "$2"; echo "after: rc=$?"' _ "$S" \
+	if PATH="$LOGS/shim:$PATH" bash -c '. "$1"/lib.sh; set -e; kernel_log_since 0 "$2"; echo "after: rc=$?"' _ "$S/lib" \
 		"$LOGS/kernel-log.txt" >"$LOGS/kernel-log.log" 2>&1 &&
 	   grep -q 'after: rc=0' "$LOGS/kernel-log.log" && grep -q 'kernel log not readable' "$LOGS/kernel-log.txt"; then
 		result harness/kernel-log-unreadable pass "warning and a note, the run goes on"
@@ -368,7 +368,7 @@ input_cases() {
 			case "${tool##*/}" in file) continue ;; esac
 			ln -sf "$tool" "$LOGS/elf/nofile/${tool##*/}"
 		done
-		got=$(PATH="$LOGS/elf/nofile" "$BASH" -c '. "$1"/lib.sh; dynamic_binaries "$2"' _ "$S" "$LOGS/elf/kvm" 2>&1)
+		got=$(PATH="$LOGS/elf/nofile" "$BASH" -c '. "$1"/lib.sh; dynamic_binaries "$2"' _ "$S/lib" "$LOGS/elf/kvm" 2>&1)
 		if [ "$got" = dyn ]; then result harness/static-link-guard pass "dyn found, stat not, no 'file' on PATH"
 		else result harness/static-link-guard fail "got '$got'"; fi
 	else
@@ -384,7 +384,7 @@ input_cases() {
 	chmod +x "$fq/qemu-system-aarch64"
 	: >"$fq/Image"; : >"$fq/initrd"
 	sigterm_case boot-qemu-sigterm "$fq" env QEMU="$fq/qemu-system-aarch64" KERNEL="$fq/Image" \
-		INITRD="$fq/initrd" RUN_DIR="$fq/run" "$S"/boot-qemu.sh
+		INITRD="$fq/initrd" RUN_DIR="$fq/run" "$S"/phases/boot-qemu.sh
 	sigterm_case run-l2-sigterm "$fq" env L2_QEMU="$fq/qemu-system-aarch64" L2_KVM=/dev/null \
 		L2_INITRD="$fq/initrd" L2_TIMEOUT=300 sh "$S"/guest/l2/run-l2.sh -image "$fq/Image"
 
@@ -407,11 +407,11 @@ input_cases() {
 	local fb=$LOGS/fake-base
 	rm -rf "$fb" && mkdir -p "$fb/linux/kernel"
 	echo one >"$fb/linux/Makefile"; echo two >"$fb/linux/kernel/irq.c"
-	if "$S"/base-verify.sh --make "$fb" >"$fb.log" 2>&1 && "$S"/base-verify.sh "$fb" >>"$fb.log" 2>&1; then
+	if "$S"/phases/base-verify.sh --make "$fb" >"$fb.log" 2>&1 && "$S"/phases/base-verify.sh "$fb" >>"$fb.log" 2>&1; then
 		echo changed >"$fb/linux/kernel/irq.c"
 		touch -r "$fb/linux/Makefile" "$fb/linux/kernel/irq.c"
 		echo new >"$fb/linux/kernel/new.c"
-		if ! "$S"/base-verify.sh "$fb" >"$fb.out" 2>&1 &&
+		if ! "$S"/phases/base-verify.sh "$fb" >"$fb.out" 2>&1 &&
 		   grep -q 'changed: 1 file(s) differ from the manifest (./kernel/irq.c ), 1 added (./kernel/new.c )' "$fb.out"; then
 			result harness/base-cache-modified-file pass "$(cut -c1-100 "$fb.out")"
 		else
@@ -422,14 +422,14 @@ input_cases() {
 	fi
 
 	# The cases below work on a work tree of their own.
-	"$S"/base-tree.sh >"$LOGS/base.log" 2>&1 ||
+	"$S"/phases/base-tree.sh >"$LOGS/base.log" 2>&1 ||
 		{ result harness/base-tree fail "cannot prepare the base tree (log: $LOGS/base.log)"; return; }
 	. "$STATE/base.env"
 
 	# A run-list test without source in the tree: skipped (with the patch
 	# as reason) when a patch of the series adds it, an error otherwise.
 	printf 'vgic_irqfd 300\n' >"$LOGS/rl-series.txt"
-	if python3 "$S"/runlist.py "$LOGS/rl-series.txt" --tree "$BASE_DIR" \
+	if python3 "$S"/phases/runlist.py "$LOGS/rl-series.txt" --tree "$BASE_DIR" \
 		--patches "$HARNESS_ROOT/patches/6.12" -o "$LOGS/rl-series.tsv" >/dev/null 2>&1 &&
 	   grep -qP '^skip\tvgic_irqfd\tnot in this tree: \d{4}-[^ ]*vgic_irqfd[^ ]* adds it' "$LOGS/rl-series.tsv"; then
 		result harness/runlist-test-from-series pass "vgic_irqfd on the base: skipped, $(cut -f3 "$LOGS/rl-series.tsv" | head -n 1 | cut -c1-80)"
@@ -439,10 +439,10 @@ input_cases() {
 	# Nested (l2-*) entries: no tree lookup; skipped with the reason when
 	# the initramfs has no nested kit, run when it has.
 	printf 'vgic_irqfd 300\nl2-pv-guest 600 -smp 4 -expect present\n' >"$LOGS/rl-l2.txt"
-	if python3 "$S"/runlist.py "$LOGS/rl-l2.txt" --tree "$BASE_DIR" --patches "$HARNESS_ROOT/patches/6.12" \
+	if python3 "$S"/phases/runlist.py "$LOGS/rl-l2.txt" --tree "$BASE_DIR" --patches "$HARNESS_ROOT/patches/6.12" \
 		--no-l2 "nested tests off" -o "$LOGS/rl-l2-off.tsv" >/dev/null 2>&1 &&
 	   grep -qP '^skip\tl2-pv-guest\tnested tests off$' "$LOGS/rl-l2-off.tsv" &&
-	   python3 "$S"/runlist.py "$LOGS/rl-l2.txt" --tree "$BASE_DIR" --patches "$HARNESS_ROOT/patches/6.12" \
+	   python3 "$S"/phases/runlist.py "$LOGS/rl-l2.txt" --tree "$BASE_DIR" --patches "$HARNESS_ROOT/patches/6.12" \
 		-o "$LOGS/rl-l2-on.tsv" >/dev/null 2>&1 &&
 	   grep -qP '^run\tl2-pv-guest\t600\t-smp 4 -expect present$' "$LOGS/rl-l2-on.tsv"; then
 		result harness/runlist-nested-entries pass "l2-pv-guest: skipped with the reason without L2, run with it"
@@ -484,7 +484,7 @@ input_cases() {
 	fi
 	printf 'vgic_irqdf 300\n' >"$LOGS/rl-typo.txt"
 	expect runlist-misspelt-test 2 "test 'vgic_irqdf' has no source in .* and no patch in .* adds it" -- \
-		python3 "$S"/runlist.py "$LOGS/rl-typo.txt" --tree "$BASE_DIR" \
+		python3 "$S"/phases/runlist.py "$LOGS/rl-typo.txt" --tree "$BASE_DIR" \
 		--patches "$HARNESS_ROOT/patches/6.12" -o "$LOGS/unused.tsv"
 
 	export VARIANT=harness-test
@@ -492,7 +492,7 @@ input_cases() {
 	export PROJECT_PATCHES=""
 	if expect patch-does-not-apply 2 \
 		'0002-bad.patch: kernel/irq/manage.c: Hunk #1 FAILED at 1' -- \
-		env PATCHES="$FX/bad-series" "$S"/apply-series.sh; then
+		env PATCHES="$FX/bad-series" "$S"/phases/apply-series.sh; then
 		# Nothing half-patched: the first (good) patch was rolled back too.
 		if cmp -s "$WORK/$VARIANT/src/virt/lib/irqbypass.c" "$BASE_DIR/virt/lib/irqbypass.c" &&
 		   [ ! -e "$WORK/$VARIANT/applied.env" ]; then
@@ -502,12 +502,12 @@ input_cases() {
 		fi
 	fi
 	expect patch-needs-fuzz 2 '0001-fuzzy.patch applies only with fuzz; fuzz is an error here' -- \
-		env PATCHES="$FX/fuzz-series" "$S"/apply-series.sh
-	if env PATCHES="$FX/empty-series" "$S"/apply-series.sh >"$LOGS/empty-series.log" 2>&1; then
+		env PATCHES="$FX/fuzz-series" "$S"/phases/apply-series.sh
+	if env PATCHES="$FX/empty-series" "$S"/phases/apply-series.sh >"$LOGS/empty-series.log" 2>&1; then
 		result harness/empty-series-is-base pass "$(tail -n 1 "$LOGS/empty-series.log" | cut -c1-100)"
 		expect fragment-symbol-dropped 2 \
 			"CONFIG_KVM_INTEL: bad-fragment.config requests 'CONFIG_KVM_INTEL=y', final .config has '<absent" -- \
-			env FRAGMENTS="kvm-host $FX/bad-fragment.config" "$S"/config.sh
+			env FRAGMENTS="kvm-host $FX/bad-fragment.config" "$S"/phases/config.sh
 	else
 		result harness/empty-series-is-base fail "an empty series did not apply (log: $LOGS/empty-series.log)"
 	fi
@@ -516,9 +516,9 @@ input_cases() {
 	ps=$LOGS/prefix-b
 	rm -rf "$ps" && cp -r "$FX/prefix-series" "$ps" &&
 		printf '0001-good.patch\n0003-top-3.patch\n' >"$ps/series"
-	if env PATCHES="$FX/prefix-series" "$S"/apply-series.sh >"$LOGS/prefix-a.log" 2>&1 &&
+	if env PATCHES="$FX/prefix-series" "$S"/phases/apply-series.sh >"$LOGS/prefix-a.log" 2>&1 &&
 	   m1=$(stat -c %Y.%y "$WORK/$VARIANT/src/virt/lib/irqbypass.c") && sleep 1 &&
-	   env PATCHES="$ps" "$S"/apply-series.sh >"$LOGS/prefix-b.log" 2>&1 &&
+	   env PATCHES="$ps" "$S"/phases/apply-series.sh >"$LOGS/prefix-b.log" 2>&1 &&
 	   grep -q 'kept the first 1 patches applied; popped 1' "$LOGS/prefix-b.log" &&
 	   grep -q 'top 3' "$WORK/$VARIANT/src/kernel/irq/manage.c" &&
 	   ! grep -q 'top 2' "$WORK/$VARIANT/src/kernel/irq/manage.c" &&
@@ -527,7 +527,7 @@ input_cases() {
 	else
 		result harness/series-common-prefix-kept fail "logs: $LOGS/prefix-a.log $LOGS/prefix-b.log"
 	fi
-	env PATCHES="$FX/empty-series" "$S"/apply-series.sh >/dev/null 2>&1 || true
+	env PATCHES="$FX/empty-series" "$S"/phases/apply-series.sh >/dev/null 2>&1 || true
 	expect hw-run-refuses-non-arm64 2 'hw-run: ERROR: .*(not an arm64 host|no writable /dev/kvm)' -- \
 		"$S"/hw-run.sh
 	expect hw-pv-ab-refuses-non-arm64 2 'hw-pv-ab: ERROR: .*(not an arm64 host|no writable /dev/kvm)' -- \
@@ -556,13 +556,13 @@ input_cases() {
 	# BASE_DEB (a host without network): a missing file and another
 	# package are refused, naming the package the pin wants.
 	expect base-deb-missing 2 "BASE_DEB=$LOGS/none.deb is not a file" -- \
-		env -u HARNESS_LOCKED -u KERNEL_SRC OUT="$LOGS/deb-out" BASE_DEB="$LOGS/none.deb" "$S"/base-tree.sh
+		env -u HARNESS_LOCKED -u KERNEL_SRC OUT="$LOGS/deb-out" BASE_DEB="$LOGS/none.deb" "$S"/phases/base-tree.sh
 	expect base-deb-wrong 2 'BASE_DEB=.*README.md has sha256 .*, the base table pins' -- \
-		env -u HARNESS_LOCKED -u KERNEL_SRC OUT="$LOGS/deb-out" BASE_DEB="$HARNESS_ROOT/README.md" "$S"/base-tree.sh
+		env -u HARNESS_LOCKED -u KERNEL_SRC OUT="$LOGS/deb-out" BASE_DEB="$HARNESS_ROOT/README.md" "$S"/phases/base-tree.sh
 	rm -rf "$LOGS/deb-out"
 	# The root disk of make hw-emulated on the one QEMU command line.
 	# (printf %q escapes the commas and blanks: compare without them)
-	if env KERNEL=/k DISK=/d.img RUN_DIR="$LOGS/disk-boot" "$S"/boot-qemu.sh --print-cmd 2>&1 |
+	if env KERNEL=/k DISK=/d.img RUN_DIR="$LOGS/disk-boot" "$S"/phases/boot-qemu.sh --print-cmd 2>&1 |
 		tr -d '\\' >"$LOGS/disk-cmd.log" &&
 	   grep -q 'file=/d.img,format=raw,if=none,id=root -device virtio-blk-device,drive=root' "$LOGS/disk-cmd.log" &&
 	   grep -q 'root=/dev/vda rw rootwait' "$LOGS/disk-cmd.log" && ! grep -q -- '-initrd' "$LOGS/disk-cmd.log"; then
@@ -729,7 +729,7 @@ pin_cases() {
 
 	pin_env newer
 	if EXPECT_TIMEOUT=60 expect_ok pin-fallback 'WARNING: the pinned linux-source-6.12 6.12.117-1~deb12u1 is gone from test: using 6.12.999-1, the newest 6.12.y there, verified by apt' -- \
-		"${pe[@]}" "$S"/base-tree.sh; then
+		"${pe[@]}" "$S"/phases/base-tree.sh; then
 		# shellcheck disable=SC1091
 		if (. "$t/out-newer/state/6.12/base.env" && [ "$BASE_PKG_VERSION" = 6.12.999-1 ] && [ "$BASE_VERSION" = 6.12.999 ] &&
 		    [ "$BASE_PKG_PINNED" = 6.12.117-1~deb12u1 ] && [ -n "$BASE_PIN_NOTE" ]); then
@@ -741,7 +741,7 @@ pin_cases() {
 		# stand-in base).
 		mkdir -p "$t/out-newer/work/6.12/patched"
 		printf 'APPLIED_SERIES_HASH=test\nAPPLIED_COUNT=0\n' >"$t/out-newer/work/6.12/patched/applied.env"
-		if "${pe[@]}" QEMU=true "$S"/metadata.sh "$t/metadata.json" pin-test "make run" >"$LOGS/pin-metadata.log" 2>&1 &&
+		if "${pe[@]}" QEMU=true "$S"/phases/metadata.sh "$t/metadata.json" pin-test "make run" >"$LOGS/pin-metadata.log" 2>&1 &&
 		   python3 -c 'import json, sys; b = json.load(open(sys.argv[1]))["base"]; assert b["package_version"] == "6.12.999-1" and b["package_pinned"] == "6.12.117-1~deb12u1" and "gone from" in b["pin_fallback"], b' \
 			"$t/metadata.json" 2>>"$LOGS/pin-metadata.log"; then
 			result harness/pin-fallback-metadata pass "metadata.json base.package_version 6.12.999-1, base.pin_fallback set"
@@ -752,15 +752,15 @@ pin_cases() {
 		# reused, with the same line.
 		mv "$t/newer" "$t/newer.away"
 		EXPECT_TIMEOUT=60 expect_ok pin-fallback-cached 'is gone from test: using 6.12.999-1' -- \
-			"${pe[@]}" "$S"/base-tree.sh
+			"${pe[@]}" "$S"/phases/base-tree.sh
 		mv "$t/newer.away" "$t/newer"
 	fi
 	pin_env other-series
 	EXPECT_TIMEOUT=60 expect pin-other-series 2 'has no linux-source-6.12 6.12.117-1~deb12u1 any more, and no other 6.12.y \(it has: 6.13.1-1\)' -- \
-		"${pe[@]}" "$S"/base-tree.sh
+		"${pe[@]}" "$S"/phases/base-tree.sh
 	pin_env bad-sig
 	EXPECT_TIMEOUT=60 expect pin-bad-signature 2 'apt-get update of test failed' -- \
-		"${pe[@]}" "$S"/base-tree.sh
+		"${pe[@]}" "$S"/phases/base-tree.sh
 	rm -rf "$t"
 }
 
@@ -795,10 +795,10 @@ guest_cases() {
 	# The hang case waits 40 s for its watchdog: beside the other two.
 	expect_bg guest-hang -- \
 		env KERNEL="$image" INITRD="$LOGS/hang.cpio" RUN_DIR="$LOGS/hang" \
-		BOOT_TIMEOUT=300 WATCHDOG=40 "$S"/boot-qemu.sh
+		BOOT_TIMEOUT=300 WATCHDOG=40 "$S"/phases/boot-qemu.sh
 	expect guest-panic 3 'ERROR: kernel panic: Kernel panic - not syncing: Attempted to kill init' -- \
 		env KERNEL="$image" INITRD="$LOGS/panic.cpio" RUN_DIR="$LOGS/panic" \
-		BOOT_TIMEOUT=300 WATCHDOG=300 "$S"/boot-qemu.sh
+		BOOT_TIMEOUT=300 WATCHDOG=300 "$S"/phases/boot-qemu.sh
 	# A guest that never says "[guest] up" is a guest result like a panic
 	# (exit 3, boot.env says hang-boot), and the report still comes out:
 	# summary.json and junit.xml with every planned test accounted for.
@@ -806,8 +806,8 @@ guest_cases() {
 	cp "$FX/report/metadata.json" "$FX/report/runlist.tsv" "$LOGS/silent/"
 	if expect guest-silent 3 "ERROR: guest hung: no '\[guest\] up' within 30s" -- \
 		env KERNEL="$image" INITRD="$LOGS/silent.cpio" RUN_DIR="$LOGS/silent" \
-		BOOT_TIMEOUT=30 WATCHDOG=300 "$S"/boot-qemu.sh; then
-		python3 "$S"/report.py --run-dir "$LOGS/silent" --meta "$LOGS/silent/metadata.json" \
+		BOOT_TIMEOUT=30 WATCHDOG=300 "$S"/phases/boot-qemu.sh; then
+		python3 "$S"/phases/report.py --run-dir "$LOGS/silent" --meta "$LOGS/silent/metadata.json" \
 			--splats "$HARNESS_ROOT/selftests/console-splats.txt" >"$LOGS/silent/report.log" 2>&1
 		if python3 -c 'import json, sys; s = json.load(open(sys.argv[1])); assert s["boot"]["result"] == "hang-boot" and s["totals"]["errors"] == 4, s["totals"]' \
 			"$LOGS/silent/summary.json" 2>>"$LOGS/silent/report.log" && [ -s "$LOGS/silent/junit.xml" ]; then
@@ -823,7 +823,7 @@ guest_cases() {
 	if [ -n "$ksft" ] && [ -x "$ksft/run_kselftest.sh" ]; then
 		EXPECT_TIMEOUT=120 expect initramfs-disk-full 2 'cannot copy into the initramfs' -- \
 			bash -c 'ulimit -f 1024; exec env VARIANT=patched BUILD_DIR="$3" RUN_DIR="$1" ONLY=vgic_init "$2"/initramfs.sh' \
-			_ "$LOGS/disk-full" "$S" "${ksft%/kselftest_install}"
+			_ "$LOGS/disk-full" "$S/phases" "${ksft%/kselftest_install}"
 		rm -rf "$LOGS/disk-full"
 	else
 		result harness/initramfs-disk-full fail "no installed selftests in $WORK/patched/build-kvm-host*"

@@ -14,7 +14,7 @@
 # Any other warning is fixed or disabled at its line with a reason.
 # Appends "harness-lint/<tool>\t<result>\t<note>" to $RESULTS_TSV when set;
 # exit status 0 clean, 1 a warning, 2 a linter missing.
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../lib/lib.sh"
 phase_start harness-lint
 R=$HARNESS_ROOT
 row() { [ -n "${RESULTS_TSV:-}" ] && printf 'harness-lint/%s\t%s\t%s\n' "$1" "$2" "$3" >>"$RESULTS_TSV"; return 0; }
@@ -23,7 +23,7 @@ for t in shellcheck pyflakes3; do
 	row "${t%3}" fail "$t not found: make deps installs it"
 	die "$t not found" "make deps (it installs shellcheck and pyflakes3)"
 done
-mapfile -t sh_files < <(cd "$R" && { ls scripts/*.sh scripts/ci/*.sh scripts/tests/*.sh scripts/guest/lava-tests.sh; echo .ci/run; } | sort)
+mapfile -t sh_files < <(cd "$R" && { ls scripts/*.sh scripts/phases/*.sh scripts/lib/*.sh scripts/ci/*.sh scripts/tests/*.sh scripts/guest/lava-tests.sh; echo .ci/run; } | sort)
 mapfile -t py_files < <(cd "$R" && find scripts -name '*.py' | sort)
 rc=0
 out=$(cd "$R" && shellcheck -S warning -f gcc -e SC2034,SC2154,SC1090 "${sh_files[@]}" 2>&1) || true

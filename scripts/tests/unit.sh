@@ -5,7 +5,7 @@
 # in the manner of kunit.py's kunit_tool_test.py). Seconds, no kernel, no
 # network. Appends one line per test to $RESULTS_TSV when set; exits 1 on a
 # failure (make harness-test).
-. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../lib/lib.sh"
 phase_start harness-unit
 out=$(mktemp)
 rc=0

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * One structured metric per line, the only output format scripts/bench.py
+ * One structured metric per line, the only output format scripts/lib/bench.py
  * needs to know for the project's own benchmark programs:
  *
  *   {"metric":"<name>","params":{...},"unit":"<unit>","kind":"<kind>",

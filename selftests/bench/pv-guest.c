@@ -47,7 +47,7 @@
  *	thread (a 5 ms periodic timer sleep: how late it runs, mean and
  *	99th percentile), and the steal time of the vCPUs (with KVM's PV
  *	time, the host's run delay of the vCPU threads). Phases start after
- *	AB_GAP_S of idling. scripts/bench.py ab turns the pairs into ratios
+ *	AB_GAP_S of idling. scripts/lib/bench.py ab turns the pairs into ratios
  *	with intervals.
  *	Exit 4 (skip) when the guest has no switch (flag not advertised).
  *

@@ -7,5 +7,6 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
 SCRIPTS = os.path.join(ROOT, "scripts")
 FX = os.path.join(SCRIPTS, "tests", "fixtures")
-if SCRIPTS not in sys.path:
-    sys.path.insert(0, SCRIPTS)
+for _d in ("phases", "lib"):  # the Python modules of scripts/
+    if os.path.join(SCRIPTS, _d) not in sys.path:
+        sys.path.insert(0, os.path.join(SCRIPTS, _d))

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 """make check's table, warning normalisation, new-warning diff and JSON
-(scripts/checklib.py), without a kernel build."""
+(scripts/lib/checklib.py), without a kernel build."""
 import json
 import os
 import subprocess
@@ -43,7 +43,7 @@ class CheckLibTest(unittest.TestCase):
     def test_cli_rows_table_and_json(self):
         d = tempfile.mkdtemp()
         rows, table, out = (os.path.join(d, x) for x in ("rows.tsv", "table.txt", "check.json"))
-        run = lambda *a: subprocess.run([sys.executable, os.path.join(SCRIPTS, "checklib.py")] + list(a),
+        run = lambda *a: subprocess.run([sys.executable, os.path.join(SCRIPTS, "lib", "checklib.py")] + list(a),
                                         capture_output=True, text=True, check=True)
         run("header", table)
         run("row", rows, table, "0", "(base 7.3.4)", "arm64=ok", "sparse=2w")

@@ -29,7 +29,7 @@ class CollectTest(unittest.TestCase):
     def test_stale_summary_refused(self):
         p = self.summary("old-run")
         self.assertIsNone(collect.run_lines(p, "6.12/vhe", "new-run"))
-        r = subprocess.run([sys.executable, os.path.join(SCRIPTS, "collect.py"), "run", p, "6.12/vhe", "new-run"],
+        r = subprocess.run([sys.executable, os.path.join(SCRIPTS, "lib", "collect.py"), "run", p, "6.12/vhe", "new-run"],
                            capture_output=True, text=True)
         self.assertEqual((r.returncode, r.stdout), (1, ""))
 

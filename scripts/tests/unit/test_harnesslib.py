@@ -19,7 +19,7 @@ class EnvTest(unittest.TestCase):
     def test_round_trip(self):
         f = os.path.join(tempfile.mkdtemp(), "x.env")
         env = dict(os.environ, **VALUES)
-        subprocess.run(["bash", "-c", '. "$1"/lib.sh; write_env "$2" A B C D E', "_", SCRIPTS, f],
+        subprocess.run(["bash", "-c", '. "$1"/lib.sh; write_env "$2" A B C D E', "_", os.path.join(SCRIPTS, "lib"), f],
                        env=env, check=True, capture_output=True)
         self.assertEqual(harnesslib.read_env(f), VALUES)
         for k, v in VALUES.items():

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""make mutants' header parser and verdicts (scripts/mutants.py)."""
+"""make mutants' header parser and verdicts (scripts/lib/mutants.py)."""
 import json
 import os
 import subprocess
@@ -29,7 +29,7 @@ Why: the rules part
 
 
 def mutants_py(*args):
-    return subprocess.run([sys.executable, os.path.join(SCRIPTS, "mutants.py")] + list(args),
+    return subprocess.run([sys.executable, os.path.join(SCRIPTS, "lib", "mutants.py")] + list(args),
                           capture_output=True, text=True)
 
 

@@ -79,7 +79,7 @@ class StructuredMetricTest(unittest.TestCase):
 
 
 def bench_py(*args):
-    return subprocess.run([sys.executable, os.path.join(SCRIPTS, "bench.py")] + list(args),
+    return subprocess.run([sys.executable, os.path.join(SCRIPTS, "lib", "bench.py")] + list(args),
                           capture_output=True, text=True)
 
 
@@ -218,7 +218,7 @@ class BenchABTest(unittest.TestCase):
         tmpl = os.path.join(self.tmp, "cover.tmpl")
         with open(tmpl, "w") as f:
             f.write("# benchmarks: mmap-ab\nSubject\n\n@RESULTS@\n")
-        c = subprocess.run([sys.executable, os.path.join(SCRIPTS, "cover.py"), tmpl, "base",
+        c = subprocess.run([sys.executable, os.path.join(SCRIPTS, "lib", "cover.py"), tmpl, "base",
                             os.path.join(self.tmp, "ab.json")], capture_output=True, text=True)
         self.assertEqual(c.returncode, 0, c.stderr)
         self.assertIn("mmap-ab (2 pairs):", c.stdout)
@@ -248,7 +248,7 @@ class BenchABTest(unittest.TestCase):
         tmpl = os.path.join(self.tmp, "cover.tmpl")
         with open(tmpl, "w") as f:
             f.write("Subject\n\n@RESULTS@\n")
-        c = subprocess.run([sys.executable, os.path.join(SCRIPTS, "cover.py"), tmpl, "base",
+        c = subprocess.run([sys.executable, os.path.join(SCRIPTS, "lib", "cover.py"), tmpl, "base",
                             files[0], files[1], "--", files[2]], capture_output=True, text=True)
         self.assertEqual(c.returncode, 0, c.stderr)
         out = c.stdout
@@ -273,7 +273,7 @@ class BenchABTest(unittest.TestCase):
         tmpl = os.path.join(self.tmp, "cover.tmpl")
         with open(tmpl, "w") as f:
             f.write("# kinds: count\n# metrics: irq_desc, nothing else\nSubject\n\n@RESULTS@\n")
-        c = subprocess.run([sys.executable, os.path.join(SCRIPTS, "cover.py"), tmpl, "base", path],
+        c = subprocess.run([sys.executable, os.path.join(SCRIPTS, "lib", "cover.py"), tmpl, "base", path],
                            capture_output=True, text=True)
         self.assertEqual(c.returncode, 0, c.stderr)
         self.assertIn("irq_desc acquisitions", c.stdout)
@@ -282,7 +282,7 @@ class BenchABTest(unittest.TestCase):
         self.assertIn("left out", c.stdout)
         with open(tmpl, "w") as f:
             f.write("# kinds: latency\nSubject\n\n@RESULTS@\n")
-        c = subprocess.run([sys.executable, os.path.join(SCRIPTS, "cover.py"), tmpl, "base", path],
+        c = subprocess.run([sys.executable, os.path.join(SCRIPTS, "lib", "cover.py"), tmpl, "base", path],
                            capture_output=True, text=True)
         self.assertNotEqual(c.returncode, 0)
         self.assertIn("with kind latency", c.stderr)

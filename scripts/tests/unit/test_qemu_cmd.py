@@ -13,7 +13,7 @@ class QemuCmdTest(unittest.TestCase):
         env = dict(os.environ, HOST_MODE=mode, GIC=gic, KERNEL="KERNEL", INITRD="INITRD", RUN_DIR="RUN_DIR",
                    SMP="2", MEM="2G")
         env.pop("APPEND", None)
-        p = subprocess.run([os.path.join(SCRIPTS, "boot-qemu.sh"), "--print-cmd"], env=env,
+        p = subprocess.run([os.path.join(SCRIPTS, "phases", "boot-qemu.sh"), "--print-cmd"], env=env,
                            capture_output=True, text=True)
         self.assertEqual(p.returncode, 0, p.stderr)
         golden = open(os.path.join(FX, "qemu-cmd", f"{mode}-gicv{gic}.txt")).read()

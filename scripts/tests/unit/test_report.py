@@ -15,7 +15,7 @@ from common import FX, SCRIPTS, ROOT
 
 
 def report(rd):
-    return subprocess.run([sys.executable, os.path.join(SCRIPTS, "report.py"), "--run-dir", rd,
+    return subprocess.run([sys.executable, os.path.join(SCRIPTS, "phases", "report.py"), "--run-dir", rd,
                            "--meta", os.path.join(rd, "metadata.json"),
                            "--splats", os.path.join(ROOT, "selftests", "console-splats.txt")],
                           capture_output=True, text=True)
@@ -91,7 +91,7 @@ class ReportHarnessErrors(RunDirCase):
     failed test (1): newcomer trial, 2026-12-02."""
 
     def run_with(self, splats):
-        return subprocess.run([sys.executable, os.path.join(SCRIPTS, "report.py"), "--run-dir", self.rd,
+        return subprocess.run([sys.executable, os.path.join(SCRIPTS, "phases", "report.py"), "--run-dir", self.rd,
                                "--meta", os.path.join(self.rd, "metadata.json"), "--splats", splats],
                               capture_output=True, text=True)
 
@@ -112,7 +112,6 @@ class ReportHarnessErrors(RunDirCase):
 
 class BareDirective(unittest.TestCase):
     def test_skip_without_description(self):
-        sys.path.insert(0, SCRIPTS)
         import report as r
         _, tests = r.parse_tap("TAP version 13\n1..3\nok 1 selftests: kvm: a\nok 2 # SKIP b\nnot ok 3 selftests: kvm: c\n")
         self.assertEqual([(t["name"], t["result"]) for t in tests], [("a", "pass"), ("b", "skip"), ("c", "fail")])

@@ -23,7 +23,7 @@
 # kernel panicked, or it stopped early. boot.env's BOOT_RESULT says which
 # (hang-boot, hang, panic, stopped); run.sh reports it like a test result.
 # QEMU never outlives this script: SIGTERM/SIGINT/SIGHUP kill it too.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/lib.sh"
 phase_start boot
 
 KERNEL=${KERNEL:?KERNEL=Image is required}

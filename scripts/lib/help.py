@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""make help's variable part, from scripts/params.tsv (the one list).
+"""make help's variable part, from scripts/lib/params.tsv (the one list).
 
     help.py            the variables, one line each: name, default, targets, what
     help.py --names    the names only, space-separated (the Makefile's check)

@@ -6,7 +6,7 @@
 #
 # The selftests are always built with the GCC cross toolchain (Debian's cross
 # libc provides the static libc), also when the kernel is built with LLVM=1.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/lib.sh"
 phase_start selftests
 
 VARIANT=${VARIANT:-patched}
@@ -26,7 +26,7 @@ if [ ! -d "$BUILD_DIR/usr/include/linux" ] && [ -n "${KERNEL_IMAGE:-}" ]; then
 		die "headers_install failed" "see $BUILD_DIR/headers.log"
 fi
 [ -d "$BUILD_DIR/usr/include/linux" ] || die "no installed UAPI headers in $BUILD_DIR/usr" \
-	"run scripts/build-kernel.sh first (it runs headers_install)"
+	"run scripts/phases/build-kernel.sh first (it runs headers_install)"
 install=$BUILD_DIR/kselftest_install
 log=$BUILD_DIR/selftests.log
 info "make TARGETS=kvm install (log: $log)"

@@ -41,7 +41,8 @@ import os
 import re
 import sys
 
-from harnesslib import ListError, list_entries
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "lib"))
+from harnesslib import ListError, list_entries  # noqa: E402
 
 
 class RunListError(Exception):
@@ -83,7 +84,7 @@ def parse_skiplist(path):
     return skips
 
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def patch_adding(name, patches):

@@ -2,13 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0
 # Phase "build": cross-build the arm64 kernel Image (out of tree, ccache) and
 # install the UAPI headers the selftests compile against.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/lib.sh"
 phase_start build
 
 VARIANT=${VARIANT:-patched}
 work=$WORK/$VARIANT
 BUILD_DIR=$(build_dir)
-[ -f "$BUILD_DIR/config.key" ] || die "no configured build in $BUILD_DIR" "run scripts/config.sh first"
+[ -f "$BUILD_DIR/config.key" ] || die "no configured build in $BUILD_DIR" "run scripts/phases/config.sh first"
 src=$work/src
 need_tools ccache make
 if [ -n "${LLVM:-}" ]; then need_tools clang ld.lld; else need_tools "${CROSS_COMPILE}gcc"; fi

@@ -12,7 +12,7 @@
 # NEEDED library closure (found with readelf, so nothing is guessed) and the
 # dynamic loader into $OUT/cache/l2-vmm/<version>/root, cached per package
 # version. Prints the staged root's path on the last line of stdout.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/lib.sh"
 phase_start l2-vmm
 
 need_tools apt-get apt-cache dpkg-deb

@@ -35,7 +35,9 @@ import os
 import re
 import sys
 
-import runlist
+# runlist.py is the run list phase's (scripts/phases)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "phases"))
+import runlist  # noqa: E402
 
 HEADER_KEYS = ("Mutant", "Breaks", "Tests", "Why")
 

@@ -8,7 +8,7 @@
       missing or belongs to another run (its run_id differs): a stale summary
       is never read as this run's.
   collect.py check <rows.tsv> <base> <log>
-      make check's table rows (scripts/checklib.py's rows.tsv) as results.tsv
+      make check's table rows (scripts/lib/checklib.py's rows.tsv) as results.tsv
       lines "<base>/check/<n>-<patch>": pass, fail (a gate FAIL), or skip (a
       gate NOT-RUN, with the row's reason); the base row is not a test
   collect.py junit <results.tsv> <junit.xml>

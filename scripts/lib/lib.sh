@@ -15,7 +15,7 @@ set -o pipefail
 # there is the harness's (with_progress), not Kbuild's.
 unset MAKEFLAGS MFLAGS MAKEOVERRIDES MAKELEVEL
 
-HARNESS_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+HARNESS_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 OUT=${OUT:-$HARNESS_ROOT/out}
 case "$OUT" in /*) ;; *) OUT=$PWD/$OUT ;; esac
 export OUT HARNESS_ROOT
@@ -285,7 +285,7 @@ need_tools() {
 # (base.env, applied.env, initramfs.env, boot.env): VAR=value lines, each
 # value quoted with printf %q so that any value (quotes, spaces) survives;
 # written to a temporary file and renamed. Read them with bash's "." or
-# with read_env() in scripts/harnesslib.py (shlex), nothing else.
+# with read_env() in scripts/lib/harnesslib.py (shlex), nothing else.
 write_env() {
 	local f=$1 v
 	shift
@@ -543,9 +543,9 @@ empty_series() {
 # patched kernels: the same pipeline, two work trees). Exits the caller
 # with the phase's status when one fails.
 build_kernel_variant() {
-	VARIANT=$1 PATCHES=$2 "$HARNESS_ROOT"/scripts/apply-series.sh || exit $?
-	VARIANT=$1 "$HARNESS_ROOT"/scripts/config.sh || exit $?
-	VARIANT=$1 "$HARNESS_ROOT"/scripts/build-kernel.sh || exit $?
+	VARIANT=$1 PATCHES=$2 "$HARNESS_ROOT"/scripts/phases/apply-series.sh || exit $?
+	VARIANT=$1 "$HARNESS_ROOT"/scripts/phases/config.sh || exit $?
+	VARIANT=$1 "$HARNESS_ROOT"/scripts/phases/build-kernel.sh || exit $?
 }
 
 # prepare_native_selftests: for make hw-run / hw-bench on an arm64 host: the
@@ -556,13 +556,13 @@ prepare_native_selftests() {
 	export VARIANT=${VARIANT:-hw}
 	# The kit's packages (an arm64 host has no cross toolchain to need).
 	KIT=1 "$HARNESS_ROOT"/scripts/deps.sh || exit 2
-	"$HARNESS_ROOT"/scripts/base-tree.sh || exit 2
-	"$HARNESS_ROOT"/scripts/apply-series.sh || exit 2
+	"$HARNESS_ROOT"/scripts/phases/base-tree.sh || exit 2
+	"$HARNESS_ROOT"/scripts/phases/apply-series.sh || exit 2
 	build=$WORK/$VARIANT/build-hw
 	mkdir -p "$build"
 	make -s -C "$WORK/$VARIANT/src" O="$build" headers_install >"$build/headers.log" 2>&1 ||
 		die "headers_install failed" "see $build/headers.log"
-	BUILD_DIR=$build "$HARNESS_ROOT"/scripts/build-selftests.sh || exit 2
+	BUILD_DIR=$build "$HARNESS_ROOT"/scripts/phases/build-selftests.sh || exit 2
 }
 
 # default_skiplists <platform> [host mode] [gic]: the skip lists that apply,
@@ -839,7 +839,7 @@ validate_run_inputs() {
 	# checked later, once it exists).
 	local args=()
 	for s in ${SKIPLISTS:-}; do args+=(--skip "$s"); done
-	python3 "$HARNESS_ROOT/scripts/runlist.py" "$RUNLIST" "${args[@]}" --only "${ONLY:-}" \
+	python3 "$HARNESS_ROOT/scripts/phases/runlist.py" "$RUNLIST" "${args[@]}" --only "${ONLY:-}" \
 		--repeat "${REPEAT:-1}" -o /dev/null >/dev/null || exit 2
 }
 
@@ -895,12 +895,12 @@ param_default() {
 }
 
 # reproducer <target>: the make command that repeats a run of <target>:
-# every variable params.tsv marks "repro" for it (scripts/help.py
+# every variable params.tsv marks "repro" for it (scripts/lib/help.py
 # --repro-vars) that is set and differs from its default. The one writer of
 # every run's metadata.json "reproduce" (make run, bench, hw-run, hw-bench).
 reproducer() {
 	local t=$1 r="make $1" v d val
-	for v in $(python3 "$HARNESS_ROOT/scripts/help.py" --repro-vars "$t"); do
+	for v in $(python3 "$HARNESS_ROOT/scripts/lib/help.py" --repro-vars "$t"); do
 		[ -n "${!v+set}" ] || continue
 		val=${!v}
 		# (the base table sets BASE_DEB_SHA256 itself; the caller's is kept)

@@ -10,7 +10,7 @@
 #
 # base-verify.sh --make <base dir>: write the manifest (base-tree.sh, once,
 # right after unpacking).
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/lib.sh"
 phase_start base-verify
 if [ "${1:-}" = --make ]; then
 	dir=${2:?base-verify.sh --make <base dir>}
@@ -22,7 +22,7 @@ if [ "${1:-}" = --make ]; then
 fi
 dir=${1:-}
 if [ -z "$dir" ]; then
-	[ -f "$STATE/base.env" ] || die "no base prepared for BASE=$BASE" "run scripts/base-tree.sh first"
+	[ -f "$STATE/base.env" ] || die "no base prepared for BASE=$BASE" "run scripts/phases/base-tree.sh first"
 	dir=$(. "$STATE/base.env" && dirname "$BASE_DIR")
 fi
 man=$dir/manifest.sha256

@@ -9,7 +9,7 @@
 # then olddefconfig. Every symbol a fragment requests must be in the final
 # .config with the requested value; one that is not is an error naming the
 # symbol, the fragment and the value it got.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/lib.sh"
 phase_start config
 
 . "$STATE/base.env"
@@ -17,7 +17,7 @@ VARIANT=${VARIANT:-patched}
 FRAGMENTS=${FRAGMENTS:-kvm-host}
 work=$WORK/$VARIANT
 src=$work/src
-[ -f "$work/applied.env" ] || die "work tree '$VARIANT' not prepared" "run scripts/apply-series.sh first"
+[ -f "$work/applied.env" ] || die "work tree '$VARIANT' not prepared" "run scripts/phases/apply-series.sh first"
 . "$work/applied.env"
 
 files=()

@@ -18,10 +18,10 @@
 # touched files rebuild. A patch that does not apply stops the run, names the
 # patch, the file and the hunk, and leaves the tree at the base (never
 # half-patched). Writes $WORK/$VARIANT/applied.env.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/lib.sh"
 phase_start apply
 
-[ -f "$STATE/base.env" ] || die "no base tree prepared" "run scripts/base-tree.sh first"
+[ -f "$STATE/base.env" ] || die "no base tree prepared" "run scripts/phases/base-tree.sh first"
 . "$STATE/base.env"
 need_tools quilt patch rsync
 

@@ -11,7 +11,7 @@
 #   ONLY="test1 test2"                   run only these run-list entries
 #   RUN_DIR=dir                          where runlist.tsv is recorded
 # Writes $RUN_DIR/initramfs.env with INITRD and TESTS_TIMEOUT (sum of timeouts).
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/lib.sh"
 phase_start initramfs
 
 VARIANT=${VARIANT:-patched}
@@ -21,9 +21,9 @@ mkdir -p "$RUN_DIR"
 need_tools cpio python3
 
 if [ "${MODE:-tests}" = bench ]; then
-	# scripts/bench.py resolved the benchmark list into $RUN_DIR already.
+	# scripts/lib/bench.py resolved the benchmark list into $RUN_DIR already.
 	[ -s "$RUN_DIR/benchlist.tsv" ] || die "no $RUN_DIR/benchlist.tsv" "run scripts/bench.sh"
-	[ -d "$OUT/work/bench-bin" ] || die "no benchmark programs" "run scripts/build-bench.sh"
+	[ -d "$OUT/work/bench-bin" ] || die "no benchmark programs" "run scripts/phases/build-bench.sh"
 	read -r nrun total < <(awk -F'\t' '$1 == "bench" { n++; s += $3 } END { print n + 0, s + 0 }' "$RUN_DIR/benchlist.tsv")
 	nskip=0
 else
@@ -43,7 +43,7 @@ else
 		[ -z "$project" ] || skipargs+=(--kernel-lacks "$project")
 	fi
 	[ "${L2:-0}" = 1 ] || skipargs+=(--no-l2 "nested tests off: L2=1 adds Debian's QEMU and an L2 guest (Documentation/nested.rst)")
-	read -r nrun nskip total < <(python3 "$HARNESS_ROOT/scripts/runlist.py" "$RUNLIST" \
+	read -r nrun nskip total < <(python3 "$HARNESS_ROOT/scripts/phases/runlist.py" "$RUNLIST" \
 		"${skipargs[@]}" --only "${ONLY:-}" --repeat "${REPEAT:-1}" -o "$RUN_DIR/runlist.tsv") ||
 		die "run list rejected" "fix the entry named above"
 	[ -n "${nrun:-}" ] || die "run list rejected" "fix the entry named above"
@@ -53,7 +53,7 @@ fi
 bb=$(busybox_arm64) || exit 2
 
 ksft=$BUILD_DIR/kselftest_install
-[ -x "$ksft/run_kselftest.sh" ] || die "no installed selftests in $ksft" "run scripts/build-selftests.sh first"
+[ -x "$ksft/run_kselftest.sh" ] || die "no installed selftests in $ksft" "run scripts/phases/build-selftests.sh first"
 
 initrd=$RUN_DIR/initramfs.cpio
 stage=$RUN_DIR/initramfs.d
@@ -98,19 +98,19 @@ cp -al "$ksft" "$stage/kselftest" 2>/dev/null || stage_cp -a "$ksft" "$stage/kse
 if [ "${L2:-0}" = 1 ]; then
 	# The nested kit (Documentation/nested.rst): Debian's arm64 QEMU and
 	# its libraries, the L2 kernel(s) and the L2 guest's own initramfs.
-	vmm=$("$HARNESS_ROOT"/scripts/l2-vmm.sh | tail -n 1) && [ -d "$vmm" ] ||
+	vmm=$("$HARNESS_ROOT"/scripts/phases/l2-vmm.sh | tail -n 1) && [ -d "$vmm" ] ||
 		die "cannot stage the L2 VMM" "see the l2-vmm error above"
 	stage_cp -a "$vmm"/. "$stage"/
 	mkdir -p "$stage/usr/share"
 	stage_cp "$vmm/.qemu-version" "$stage/usr/share/l2-vmm-version"
-	[ -x "$OUT/work/bench-bin/pv-guest" ] || "$HARNESS_ROOT"/scripts/build-bench.sh >/dev/null ||
+	[ -x "$OUT/work/bench-bin/pv-guest" ] || "$HARNESS_ROOT"/scripts/phases/build-bench.sh >/dev/null ||
 		die "cannot build pv-guest for the L2 guest"
 	mkdir -p "$stage/l2" "$stage/harness/l2"
 	stage_cp "$HARNESS_ROOT/scripts/guest/l2/run-l2.sh" "$stage/harness/l2/"
 	# L2 kernels: the L1 kernel itself, plus L2_IMAGES="name=Image ..."
 	# (/l2/Image-name, for run-l2.sh -image name).
 	cp "$BUILD_DIR/arch/arm64/boot/Image" "$stage/l2/Image" ||
-		die "no kernel Image in $BUILD_DIR for the L2 guest" "run scripts/build-kernel.sh first"
+		die "no kernel Image in $BUILD_DIR for the L2 guest" "run scripts/phases/build-kernel.sh first"
 	for ni in ${L2_IMAGES:-}; do
 		[ -f "${ni#*=}" ] || die "L2_IMAGES: ${ni#*=} does not exist"
 		stage_cp "${ni#*=}" "$stage/l2/Image-${ni%%=*}"

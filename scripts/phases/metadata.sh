@@ -5,7 +5,7 @@
 # inputs, versions and hashes of the current VARIANT/FRAGMENTS build, and
 # the command that reproduces the run. PLATFORM=hardware (make hw-run): the
 # running kernel instead of the built image and QEMU.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/lib.sh"
 phase_start metadata
 . "$STATE/base.env"
 . "$WORK/${VARIANT:-patched}/applied.env"

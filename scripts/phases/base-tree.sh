@@ -13,13 +13,13 @@
 # the cache and never modified in place.
 #
 # Each unpacked base gets a manifest (sha256 of every file) made at unpack
-# time: scripts/base-verify.sh compares the cache against it.
+# time: scripts/phases/base-verify.sh compares the cache against it.
 #
 # Writes $STATE/base.env (sourced by later phases) with BASE_DIR, BASE_ID,
 # BASE_KIND, BASE_VERSION, BASE_ORIGIN, BASE_SHA256, BASE_PKG_VERSION (the
 # package version used), BASE_PKG_PINNED, BASE_PIN_NOTE (empty unless the
 # pin was replaced: see fetch_deb) and BASE_DEB_FILE.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/lib.sh"
 phase_start base
 
 mkdir -p "$OUT/cache/base" "$STATE"
@@ -84,7 +84,7 @@ fetch_deb() {
 		awk -F'|' '{ gsub(/ /, "", $2); if ($2 != "") print $2 }' | sort -u)
 	ver=$(pick_version "$BASE_PACKAGE_VERSION" "$BASE_SERIES" "${versions[@]}")
 	[ -n "$ver" ] || die "${BASE_SUITE#* } has no $BASE_PACKAGE $BASE_PACKAGE_VERSION any more, and no other $BASE_SERIES.y (it has: ${versions[*]:-nothing})" \
-			"a different upstream series is a different base: port the series and update scripts/lib.sh's base table"
+			"a different upstream series is a different base: port the series and update scripts/lib/lib.sh's base table"
 	(cd "$apt/debs" && run_logged "$apt/download.log" apt-get "${o[@]}" download "$BASE_PACKAGE=$ver") >&2 ||
 		die "cannot download $BASE_PACKAGE=$ver (log: $apt/download.log)" \
 			"see the log's last lines: a full disk, the network, or the archive changed between update and download"
@@ -93,7 +93,7 @@ fetch_deb() {
 	if [ "$ver" = "$BASE_PACKAGE_VERSION" ]; then
 		[ "$(sha256_file "$deb")" = "$BASE_DEB_SHA256" ] ||
 			die "$deb has sha256 $(sha256_file "$deb"), the base table pins $BASE_DEB_SHA256" \
-				"the archive serves another file under this version: check it, then update the pin in scripts/lib.sh"
+				"the archive serves another file under this version: check it, then update the pin in scripts/lib/lib.sh"
 	else
 		FB_VERSION=$ver FB_SHA256=$(sha256_file "$deb") FB_SUITE=$BASE_SUITE
 		write_env "$fb" FB_VERSION FB_SHA256 FB_SUITE
@@ -151,7 +151,7 @@ else
 			die "cannot create $(dirname "$tarball")" "check that OUT=$OUT is writable"
 		dpkg-deb --fsys-tarfile "$deb" | tar -xOf - "./$BASE_DEB_TARBALL" >"$tarball.tmp" ||
 			die "cannot extract $BASE_DEB_TARBALL from $deb into $tarball.tmp" \
-				"the message above says why: a full disk, or a package without it (BASE_DEB_TARBALL in scripts/lib.sh's base table)"
+				"the message above says why: a full disk, or a package without it (BASE_DEB_TARBALL in scripts/lib/lib.sh's base table)"
 		mv "$tarball.tmp" "$tarball"
 		sha256_file "$tarball" >"$tarball_stamp"
 	fi
@@ -187,7 +187,7 @@ else
 	fi
 	check_tree "$dir.tmp/linux"
 	# The manifest the cache is checked against (base-verify.sh).
-	"$HARNESS_ROOT"/scripts/base-verify.sh --make "$dir.tmp" || exit 2
+	"$HARNESS_ROOT"/scripts/phases/base-verify.sh --make "$dir.tmp" || exit 2
 	touch "$dir.tmp/.complete"
 	mv "$dir.tmp" "$dir"
 	what="prepared"

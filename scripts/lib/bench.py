@@ -35,6 +35,8 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# report.py is the report phase's (scripts/phases)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "phases"))
 import lockstat  # noqa: E402
 import report    # noqa: E402  (the TAP parser)
 from harnesslib import ListError, list_entries  # noqa: E402
@@ -516,7 +518,7 @@ def cmd_compare(a):
     # The report names the runs' inputs (make hw-bench records them) and
     # the command that made it; --platform overrides what they say.
     md = dict(after.get("metadata") or {})
-    md.update({"reproduce": f"scripts/bench.py compare {a.before} {a.after}"
+    md.update({"reproduce": f"scripts/lib/bench.py compare {a.before} {a.after}"
                             + (f" --platform '{a.platform}'" if a.platform else ""),
                "runs": [(before.get("metadata") or {}).get("reproduce"), md.get("reproduce")],
                "platform": a.platform or md.get("platform", "hardware")})

@@ -5,7 +5,7 @@
 # the stable KVM UAPI, so one build serves the base and the patched kernel;
 # it compiles against the UAPI headers of the current build (BUILD_DIR), or
 # the system's when none is given (hardware).
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib/lib.sh"
 phase_start bench-build
 
 cross=$USER_CROSS
