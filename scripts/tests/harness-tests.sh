@@ -271,7 +271,8 @@ input_cases() {
 	# One harness command per OUT: a second one is refused at once.
 	local lk=$LOGS/locked-out
 	rm -rf "$lk" && mkdir -p "$lk"
-	flock "$lk/.lock" sleep 60 &
+	# (the holder as in clean_cases: the sleep itself, without fd 8)
+	( exec 8>&- 9>"$lk/.lock"; flock 9; exec sleep 60 ) &
 	local holder=$!
 	sleep 1
 	EXPECT_TIMEOUT=30 expect out-locked 2 "another harness command is using OUT=$lk" -- \
@@ -652,7 +653,10 @@ clean_cases() {
 	fi
 	# A run holds the lock: make clean must leave its results alone.
 	mkdir -p "$t/busy/results/r" && touch "$t/busy/.harness-owned"
-	flock "$t/busy/.lock" sleep 30 &
+	# The holder is the sleep itself (no child left behind), without this
+	# script's own lock (fd 8): an orphan holding it stopped the next
+	# make harness-test for 30 s.
+	( exec 8>&- 9>"$t/busy/.lock"; flock 9; exec sleep 30 ) &
 	local holder=$!
 	sleep 1
 	EXPECT_TIMEOUT=20 expect clean-while-locked 2 'another harness command is using OUT=' -- \
