@@ -204,6 +204,14 @@ input_cases() {
 	unguarded=$(cd "$HARNESS_ROOT" && grep -nE '[^=]"\$\(busybox_arm64\)"' scripts/*.sh scripts/phases/*.sh scripts/lib/*.sh scripts/ci/*.sh scripts/tests/*.sh || true)
 	if [ -z "$unguarded" ]; then result harness/die-in-substitution pass "every \$(busybox_arm64) assigns and stops on failure"
 	else result harness/die-in-substitution fail "used inline: $(echo "$unguarded" | head -n 3 | tr '\n' ' ')"; fi
+	# The unit tests leave nothing in TMPDIR (they left 16 directories in
+	# /tmp per run, newcomer trial 2026-12-02).
+	local ut=$LOGS/unit-tmpdir
+	rm -rf "$ut" && mkdir -p "$ut"
+	TMPDIR=$ut python3 "$HARNESS_ROOT/scripts/tests/unit/run.py" >/dev/null 2>&1
+	if [ -z "$(ls -A "$ut")" ]; then result harness/unit-tests-leave-no-temp pass "TMPDIR empty after the unit tests"
+	else result harness/unit-tests-leave-no-temp fail "left in TMPDIR: $(ls -A "$ut" | head -n 5 | tr '\n' ' ')"; fi
+	rm -rf "$ut"
 	# One rule for the private apt lists (lib.sh's private_apt): three
 	# scripts built theirs by hand (newcomer read-through, 2026-12-03).
 	local own_lists

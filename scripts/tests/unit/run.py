@@ -5,7 +5,9 @@ results.tsv line per test: "harness-unit/<module>.<test>\\t<result>\\t<note>" (r
 for a failed assertion, error for an exception, skip).
 Exit 0 all passed, 1 a test failed or errored."""
 import os
+import shutil
 import sys
+import tempfile
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -40,11 +42,19 @@ class Collect(unittest.TextTestResult):
 
 
 def main():
-    suite = unittest.defaultTestLoader.discover(HERE, pattern="test_*.py", top_level_dir=HERE)
-    with open(os.devnull, "w") as devnull:
-        runner = unittest.TextTestRunner(stream=sys.stderr if "-v" in sys.argv else devnull,
-                                         resultclass=Collect, verbosity=2 if "-v" in sys.argv else 0)
-        res = runner.run(suite)
+    # Every temporary file of the tests, and of the scripts they run, goes
+    # into one directory that is removed at the end: the tests made 16
+    # directories in /tmp per run and removed none.
+    tmp = tempfile.mkdtemp(prefix="harness-unit.")
+    tempfile.tempdir = os.environ["TMPDIR"] = tmp
+    try:
+        suite = unittest.defaultTestLoader.discover(HERE, pattern="test_*.py", top_level_dir=HERE)
+        with open(os.devnull, "w") as devnull:
+            runner = unittest.TextTestRunner(stream=sys.stderr if "-v" in sys.argv else devnull,
+                                             resultclass=Collect, verbosity=2 if "-v" in sys.argv else 0)
+            res = runner.run(suite)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
     for name, result, note in res.rows:
         print(f"harness-unit/{name}\t{result}\t{' '.join(note.split())}")
     return 0 if res.wasSuccessful() else 1
