@@ -29,7 +29,8 @@ private_apt kernel "deb [arch=arm64 signed-by=$keyring] $mirror $suite main"
 o=("${APT_OPTS[@]}" -o "Dir::Cache=$apt" -o APT::Sandbox::User=root
 	-o APT::Architecture=arm64 -o APT::Architectures::=arm64 -q)
 run_logged "$apt/update-kernel.log" apt-get "${o[@]}" update >&2 ||
-	die "apt-get update of $suite failed (log: $apt/update-kernel.log)" "check the network, or DEBIAN_KERNEL_SUITE"
+	die "apt-get update of $suite failed (log: $apt/update-kernel.log)" \
+		"$(log_fix "$apt/update-kernel.log" "check the network, or DEBIAN_KERNEL_SUITE")"
 # The metapackage's dependency names the versioned package.
 real=$pkg
 dep=$(apt-cache "${o[@]}" show "$pkg" 2>/dev/null | awk -F': ' '$1 == "Depends" { print $2; exit }' |
@@ -41,7 +42,7 @@ dest=$OUT/cache/prebuilt/${real}_$ver
 if [ ! -f "$dest/kernel.env" ]; then
 	info "fetching $real $ver (arm64) from $suite" >&2
 	(cd "$apt/debs" && run_logged "$apt/download-kernel.log" apt-get "${o[@]}" download "$real:arm64=$ver") >&2 ||
-		die "cannot download $real=$ver (log: $apt/download-kernel.log)" "a full disk, the network, or the archive changed"
+		die "cannot download $real=$ver (log: $apt/download-kernel.log)" "$(log_fix "$apt/download-kernel.log" "the network, or the archive changed")"
 	deb=$(ls "$apt/debs/${real}_$(echo "$ver" | sed 's/:/%3a/')_arm64.deb" 2>/dev/null || true)
 	[ -f "$deb" ] || die "apt-get download wrote no ${real}_${ver}_arm64.deb" "see $apt/download-kernel.log"
 	rm -rf "$dest.tmp"

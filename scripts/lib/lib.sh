@@ -500,6 +500,17 @@ private_apt() {
 	private_apt_opts "$name"
 }
 
+# log_fix <log> <fix>: the fix to name for a command that failed with its
+# output in <log>: a full disk when the log says so (apt reports one as a
+# failed fetch), <fix> otherwise.
+log_fix() {
+	if grep -q 'No space left on device' "$1" 2>/dev/null; then
+		echo "the disk is full (No space left on device, in $1): free space on $(df -P "$(dirname "$1")" | awk 'NR == 2 { print $6 }') and rerun"
+	else
+		echo "$2"
+	fi
+}
+
 # run_logged <logfile> cmd...: run a command with its output in a log; on
 # failure print the log's tail so the error is visible without opening it.
 run_logged() {

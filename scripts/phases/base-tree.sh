@@ -79,7 +79,8 @@ fetch_deb() {
 	info "fetching $BASE_PACKAGE=$BASE_PACKAGE_VERSION from ${BASE_SUITE#* } (private apt lists in $apt)" >&2
 	# apt-get update fails on an index whose signature does not verify.
 	run_logged "$apt/update.log" apt-get "${o[@]}" update >&2 ||
-		die "apt-get update of ${BASE_SUITE#* } failed (log: $apt/update.log)" "check the network and ${BASE_SUITE%% *}"
+		die "apt-get update of ${BASE_SUITE#* } failed (log: $apt/update.log)" \
+			"$(log_fix "$apt/update.log" "check the network and ${BASE_SUITE%% *}")"
 	mapfile -t versions < <(apt-cache "${o[@]}" madison "$BASE_PACKAGE" 2>/dev/null |
 		awk -F'|' '{ gsub(/ /, "", $2); if ($2 != "") print $2 }' | sort -u)
 	ver=$(pick_version "$BASE_PACKAGE_VERSION" "$BASE_SERIES" "${versions[@]}")
@@ -87,7 +88,7 @@ fetch_deb() {
 			"a different upstream series is a different base: port the series and update scripts/lib/lib.sh's base table"
 	(cd "$apt/debs" && run_logged "$apt/download.log" apt-get "${o[@]}" download "$BASE_PACKAGE=$ver") >&2 ||
 		die "cannot download $BASE_PACKAGE=$ver (log: $apt/download.log)" \
-			"see the log's last lines: a full disk, the network, or the archive changed between update and download"
+			"$(log_fix "$apt/download.log" "see the log's last lines: the network, or the archive changed between update and download")"
 	deb=$apt/debs/${BASE_PACKAGE}_${ver}_all.deb
 	[ -f "$deb" ] || die "apt-get download wrote no $deb" "see $apt/download.log"
 	if [ "$ver" = "$BASE_PACKAGE_VERSION" ]; then

@@ -212,6 +212,14 @@ input_cases() {
 	if [ -z "$(ls -A "$ut")" ]; then result harness/unit-tests-leave-no-temp pass "TMPDIR empty after the unit tests"
 	else result harness/unit-tests-leave-no-temp fail "left in TMPDIR: $(ls -A "$ut" | head -n 5 | tr '\n' ' ')"; fi
 	rm -rf "$ut"
+	# A full disk is named as one (apt's "Failed to fetch ... No space left
+	# on device" read as "check the network", newcomer trial 2026-12-02).
+	printf 'E: Failed to fetch http://x/Packages  Write error - write (28: No space left on device)\n' >"$LOGS/enospc.log"
+	local fix
+	fix=$(bash -c '. "$1"/lib.sh; log_fix "$2" "check the network"' _ "$S/lib" "$LOGS/enospc.log" 2>&1)
+	if [[ $fix == "the disk is full"*"free space on /"* ]]; then result harness/full-disk-named pass "$fix"
+	else result harness/full-disk-named fail "fix named: $fix"; fi
+	EXPECT_TIMEOUT=30 expect early-mutants-name 2 "MUTANTS: no mutant 'pv-never-sett'" -- env MUTANTS=pv-never-sett "$S"/mutants.sh
 	# One rule for the private apt lists (lib.sh's private_apt): three
 	# scripts built theirs by hand (newcomer read-through, 2026-12-03).
 	local own_lists
