@@ -34,7 +34,7 @@
 # series run on it (they are written against 6.12's files). FULL=1: every
 # run on both bases: on mainline also the production-config runs (vhe,
 # nvhe) and the debug kernel as an nVHE host (debug-nvhe), make check with
-# a whole-kernel build per state.
+# a whole-kernel build per state, and every mutant on both bases.
 #
 # Results: $OUT/tests/results.tsv (test, pass|fail|skip|error, note) and
 # $OUT/tests/junit.xml; ends with "N passed, N failed, N skipped" (errors,
@@ -45,7 +45,7 @@ phase_start test
 t0=$(date +%s)
 case "${FULL:-0}" in 0|1) ;; *) die "FULL=$FULL: use FULL=1 (every run on both bases) or leave it unset" ;; esac
 default_runs="mainline:debug mainline:lava mainline:mutants mainline:check mainline:export 6.12:vhe 6.12:prebuilt 6.12:check-tests"
-full_runs="mainline:vhe mainline:debug mainline:lava mainline:mutants mainline:check mainline:export mainline:nvhe mainline:debug-nvhe 6.12:vhe 6.12:prebuilt 6.12:check-tests 6.12:check 6.12:export 6.12:nvhe 6.12:debug"
+full_runs="mainline:vhe mainline:debug mainline:lava mainline:mutants mainline:check mainline:export mainline:nvhe mainline:debug-nvhe 6.12:vhe 6.12:prebuilt 6.12:check-tests 6.12:check 6.12:export 6.12:nvhe 6.12:debug 6.12:mutants"
 # lava: the debug run's Image and initramfs as a LAVA job, run by Debian's
 # lava-dispatcher (lava-run), its results checked against the debug run's
 # (test_lava_tests below, of its run list; FULL=1: all). prebuilt: Debian's
