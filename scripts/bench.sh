@@ -118,7 +118,7 @@ for rep in $(seq 1 "$REPS"); do
 		# any boot), anything else: QEMU could not run it.
 		[ $rc -eq 0 ] || [ $rc -eq 3 ] || die "QEMU could not run the $v kernel (boot-qemu.sh exit $rc)"
 		# The console of every boot is scanned like a test run's.
-		python3 "$S"/phases/report.py --run-dir "$RUN_DIR" --meta "$RUN_DIR/metadata.json" \
+		python3 "$S"/lib/report.py --run-dir "$RUN_DIR" --meta "$RUN_DIR/metadata.json" \
 			--splats "$HARNESS_ROOT/selftests/console-splats.txt" >"$RUN_DIR/report.txt" ||
 			{ failed=1; warn "$v boot $rep: $(tail -n 1 "$RUN_DIR/report.txt")"; grep -E '^(SPLAT|GUEST)' "$RUN_DIR/report.txt" >&2 || true; }
 		raws+=(--raw "$RUN_DIR")

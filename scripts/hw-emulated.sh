@@ -65,7 +65,7 @@ for s in $HW_STEPS; do
 done
 [ -n "$HW_STEPS" ] || die "HW_STEPS is empty" "use HW_STEPS='patched base' or a part of it"
 # The lists' names are checked here, in seconds, not after two kernel builds.
-python3 "$S"/phases/runlist.py "$HARNESS_ROOT/selftests/runlist-hw.txt" --only "$HW_RUN_ONLY" -o /dev/null >/dev/null ||
+python3 "$S"/lib/runlist.py "$HARNESS_ROOT/selftests/runlist-hw.txt" --only "$HW_RUN_ONLY" -o /dev/null >/dev/null ||
 	die "HW_RUN_ONLY='$HW_RUN_ONLY' rejected" "name tests of selftests/runlist-hw.txt"
 python3 "$S"/lib/bench.py resolve "$HARNESS_ROOT/selftests/benchlist-hw.txt" --only "$HW_BENCH_ONLY" -o /dev/null >/dev/null ||
 	die "HW_BENCH_ONLY='$HW_BENCH_ONLY' rejected" "name benchmarks of selftests/benchlist-hw.txt"

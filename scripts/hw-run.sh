@@ -54,7 +54,7 @@ if [ -d "$WORK/${VARIANT:-hw}/src/tools" ]; then
 	tree_skip_args "$WORK/${VARIANT:-hw}/src"
 	skipargs+=("${TREE_SKIP_ARGS[@]}")
 fi
-read -r nrun nskip total < <(python3 "$S"/phases/runlist.py "$RUNLIST" "${skipargs[@]}" \
+read -r nrun nskip total < <(python3 "$S"/lib/runlist.py "$RUNLIST" "${skipargs[@]}" \
 	--only "${ONLY:-}" -o "$RUN_DIR/runlist.tsv") || die "run list rejected" "fix the entry named above"
 [ -n "${nrun:-}" ] || die "run list rejected" "fix the entry named above"
 
@@ -81,7 +81,7 @@ write_env "$RUN_DIR/boot.env" BOOT_RESULT KERNEL_CMDLINE
 repro=$(reproducer hw-run)
 PLATFORM=hardware BUILD_DIR=$build RUNLIST=$RUNLIST "$S"/phases/metadata.sh "$RUN_DIR/metadata.json" "$RUN_NAME" "$repro"
 rc=0
-python3 "$S"/phases/report.py --run-dir "$RUN_DIR" --meta "$RUN_DIR/metadata.json" \
+python3 "$S"/lib/report.py --run-dir "$RUN_DIR" --meta "$RUN_DIR/metadata.json" \
 	--splats "$HARNESS_ROOT/selftests/console-splats.txt" --out-summary "$OUT/results/summary.json" || rc=$?
 # The same results as KCIDB v5.3 (Documentation/ci.rst).
 [ "$rc" -ge 2 ] || python3 "$S"/ci/kcidb.py --run-dir "$RUN_DIR" -o "$RUN_DIR/kcidb.json" || rc=2

@@ -96,7 +96,7 @@ mv "$INITRD" "$art/initramfs.cpio"
 phase_start report
 mkdir -p "$RESULTS_DIR"
 rc=0
-python3 "$S"/phases/report.py --run-dir "$RUN_DIR" --meta "$RUN_DIR/metadata.json" \
+python3 "$S"/lib/report.py --run-dir "$RUN_DIR" --meta "$RUN_DIR/metadata.json" \
 	--splats "$HARNESS_ROOT/selftests/console-splats.txt" \
 	--out-summary "$OUT/results/summary.json" || rc=$?
 # The same results as KCIDB v5.3 (Documentation/ci.rst), for a CI to submit.

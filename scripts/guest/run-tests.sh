@@ -5,7 +5,7 @@
 #
 #   run-tests.sh <runlist.tsv> <kselftest install dir>
 #
-# runlist.tsv lines (tab separated, from scripts/phases/runlist.py):
+# runlist.tsv lines (tab separated, from scripts/lib/runlist.py):
 #   run  <test>  <timeout seconds>  <arguments>
 #   skip <test>  <reason>
 # Each test runs as `run_kselftest.sh -t kvm:<path> -o <timeout>` with its

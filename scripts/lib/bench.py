@@ -35,8 +35,6 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-# report.py is the report phase's (scripts/phases)
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "phases"))
 import lockstat  # noqa: E402
 import report    # noqa: E402  (the TAP parser)
 from harnesslib import ListError, list_entries  # noqa: E402

@@ -850,7 +850,7 @@ validate_run_inputs() {
 	# checked later, once it exists).
 	local args=()
 	for s in ${SKIPLISTS:-}; do args+=(--skip "$s"); done
-	python3 "$HARNESS_ROOT/scripts/phases/runlist.py" "$RUNLIST" "${args[@]}" --only "${ONLY:-}" \
+	python3 "$HARNESS_ROOT/scripts/lib/runlist.py" "$RUNLIST" "${args[@]}" --only "${ONLY:-}" \
 		--repeat "${REPEAT:-1}" -o /dev/null >/dev/null || exit 2
 }
 

@@ -35,9 +35,7 @@ import os
 import re
 import sys
 
-# runlist.py is the run list phase's (scripts/phases)
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "phases"))
-import runlist  # noqa: E402
+import runlist
 
 HEADER_KEYS = ("Mutant", "Breaks", "Tests", "Why")
 

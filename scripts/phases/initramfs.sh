@@ -43,7 +43,7 @@ else
 		[ -z "$project" ] || skipargs+=(--kernel-lacks "$project")
 	fi
 	[ "${L2:-0}" = 1 ] || skipargs+=(--no-l2 "nested tests off: L2=1 adds Debian's QEMU and an L2 guest (Documentation/nested.rst)")
-	read -r nrun nskip total < <(python3 "$HARNESS_ROOT/scripts/phases/runlist.py" "$RUNLIST" \
+	read -r nrun nskip total < <(python3 "$HARNESS_ROOT/scripts/lib/runlist.py" "$RUNLIST" \
 		"${skipargs[@]}" --only "${ONLY:-}" --repeat "${REPEAT:-1}" -o "$RUN_DIR/runlist.tsv") ||
 		die "run list rejected" "fix the entry named above"
 	[ -n "${nrun:-}" ] || die "run list rejected" "fix the entry named above"

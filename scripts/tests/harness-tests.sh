@@ -446,7 +446,7 @@ input_cases() {
 	# A run-list test without source in the tree: skipped (with the patch
 	# as reason) when a patch of the series adds it, an error otherwise.
 	printf 'vgic_irqfd 300\n' >"$LOGS/rl-series.txt"
-	if python3 "$S"/phases/runlist.py "$LOGS/rl-series.txt" --tree "$BASE_DIR" \
+	if python3 "$S"/lib/runlist.py "$LOGS/rl-series.txt" --tree "$BASE_DIR" \
 		--patches "$HARNESS_ROOT/patches/6.12" -o "$LOGS/rl-series.tsv" >/dev/null 2>&1 &&
 	   grep -qP '^skip\tvgic_irqfd\tnot in this tree: \d{4}-[^ ]*vgic_irqfd[^ ]* adds it' "$LOGS/rl-series.tsv"; then
 		result harness/runlist-test-from-series pass "vgic_irqfd on the base: skipped, $(cut -f3 "$LOGS/rl-series.tsv" | head -n 1 | cut -c1-80)"
@@ -456,10 +456,10 @@ input_cases() {
 	# Nested (l2-*) entries: no tree lookup; skipped with the reason when
 	# the initramfs has no nested kit, run when it has.
 	printf 'vgic_irqfd 300\nl2-pv-guest 600 -smp 4 -expect present\n' >"$LOGS/rl-l2.txt"
-	if python3 "$S"/phases/runlist.py "$LOGS/rl-l2.txt" --tree "$BASE_DIR" --patches "$HARNESS_ROOT/patches/6.12" \
+	if python3 "$S"/lib/runlist.py "$LOGS/rl-l2.txt" --tree "$BASE_DIR" --patches "$HARNESS_ROOT/patches/6.12" \
 		--no-l2 "nested tests off" -o "$LOGS/rl-l2-off.tsv" >/dev/null 2>&1 &&
 	   grep -qP '^skip\tl2-pv-guest\tnested tests off$' "$LOGS/rl-l2-off.tsv" &&
-	   python3 "$S"/phases/runlist.py "$LOGS/rl-l2.txt" --tree "$BASE_DIR" --patches "$HARNESS_ROOT/patches/6.12" \
+	   python3 "$S"/lib/runlist.py "$LOGS/rl-l2.txt" --tree "$BASE_DIR" --patches "$HARNESS_ROOT/patches/6.12" \
 		-o "$LOGS/rl-l2-on.tsv" >/dev/null 2>&1 &&
 	   grep -qP '^run\tl2-pv-guest\t600\t-smp 4 -expect present$' "$LOGS/rl-l2-on.tsv"; then
 		result harness/runlist-nested-entries pass "l2-pv-guest: skipped with the reason without L2, run with it"
@@ -501,7 +501,7 @@ input_cases() {
 	fi
 	printf 'vgic_irqdf 300\n' >"$LOGS/rl-typo.txt"
 	expect runlist-misspelt-test 2 "test 'vgic_irqdf' has no source in .* and no patch in .* adds it" -- \
-		python3 "$S"/phases/runlist.py "$LOGS/rl-typo.txt" --tree "$BASE_DIR" \
+		python3 "$S"/lib/runlist.py "$LOGS/rl-typo.txt" --tree "$BASE_DIR" \
 		--patches "$HARNESS_ROOT/patches/6.12" -o "$LOGS/unused.tsv"
 
 	export VARIANT=harness-test
@@ -827,7 +827,7 @@ guest_cases() {
 	if expect guest-silent 3 "ERROR: guest hung: no '\[guest\] up' within 30s" -- \
 		env KERNEL="$image" INITRD="$LOGS/silent.cpio" RUN_DIR="$LOGS/silent" \
 		BOOT_TIMEOUT=30 WATCHDOG=300 "$S"/phases/boot-qemu.sh; then
-		python3 "$S"/phases/report.py --run-dir "$LOGS/silent" --meta "$LOGS/silent/metadata.json" \
+		python3 "$S"/lib/report.py --run-dir "$LOGS/silent" --meta "$LOGS/silent/metadata.json" \
 			--splats "$HARNESS_ROOT/selftests/console-splats.txt" >"$LOGS/silent/report.log" 2>&1
 		if python3 -c 'import json, sys; s = json.load(open(sys.argv[1])); assert s["boot"]["result"] == "hang-boot" and s["totals"]["errors"] == 4, s["totals"]' \
 			"$LOGS/silent/summary.json" 2>>"$LOGS/silent/report.log" && [ -s "$LOGS/silent/junit.xml" ]; then

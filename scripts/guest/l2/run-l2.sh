@@ -118,7 +118,7 @@ if [ -z "$timed_out" ]; then
 fi
 [ -n "$timed_out" ] && echo "L2: FAIL: QEMU killed after $(( ${L2_TIMEOUT:-600} - 10 ))s (hung L2 guest?)"
 grep '^\[l2\]' "$log" | tr -d '\r'
-# The whole L2 console, for the harness's splat scan (scripts/phases/report.py
+# The whole L2 console, for the harness's splat scan (scripts/lib/report.py
 # scans these lines with selftests/console-splats.txt, as it does the L1
 # console): one scanner, one pattern list.
 tr -d '\r' <"$log" | sed 's/^/l2-console: /'

@@ -7,6 +7,5 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
 SCRIPTS = os.path.join(ROOT, "scripts")
 FX = os.path.join(SCRIPTS, "tests", "fixtures")
-for _d in ("phases", "lib"):  # the Python modules of scripts/
-    if os.path.join(SCRIPTS, _d) not in sys.path:
-        sys.path.insert(0, os.path.join(SCRIPTS, _d))
+if os.path.join(SCRIPTS, "lib") not in sys.path:  # the Python modules
+    sys.path.insert(0, os.path.join(SCRIPTS, "lib"))

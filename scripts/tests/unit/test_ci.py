@@ -220,7 +220,7 @@ class KernelLacks(unittest.TestCase):
         with open(rl, "w") as f:
             f.write("vgic_init 180\npv_state 180\n")
         out = os.path.join(d, "out.tsv")
-        r = subprocess.run([sys.executable, os.path.join(SCRIPTS, "phases", "runlist.py"), rl,
+        r = subprocess.run([sys.executable, os.path.join(SCRIPTS, "lib", "runlist.py"), rl,
                             "--kernel-lacks", os.path.join(ROOT, "patches", "mainline"), "-o", out],
                            capture_output=True, text=True)
         self.assertEqual(r.returncode, 0, r.stderr)

@@ -15,7 +15,7 @@ from common import FX, SCRIPTS, ROOT
 
 
 def report(rd):
-    return subprocess.run([sys.executable, os.path.join(SCRIPTS, "phases", "report.py"), "--run-dir", rd,
+    return subprocess.run([sys.executable, os.path.join(SCRIPTS, "lib", "report.py"), "--run-dir", rd,
                            "--meta", os.path.join(rd, "metadata.json"),
                            "--splats", os.path.join(ROOT, "selftests", "console-splats.txt")],
                           capture_output=True, text=True)
@@ -91,7 +91,7 @@ class ReportHarnessErrors(RunDirCase):
     failed test (1): newcomer trial, 2026-12-02."""
 
     def run_with(self, splats):
-        return subprocess.run([sys.executable, os.path.join(SCRIPTS, "phases", "report.py"), "--run-dir", self.rd,
+        return subprocess.run([sys.executable, os.path.join(SCRIPTS, "lib", "report.py"), "--run-dir", self.rd,
                                "--meta", os.path.join(self.rd, "metadata.json"), "--splats", splats],
                               capture_output=True, text=True)
 

@@ -13,7 +13,7 @@ RUNLIST = os.path.join(ROOT, "selftests", "runlist-qemu.txt")
 
 def runlist(*args):
     out = tempfile.mktemp()
-    p = subprocess.run([sys.executable, os.path.join(SCRIPTS, "phases", "runlist.py")] + list(args) + ["-o", out],
+    p = subprocess.run([sys.executable, os.path.join(SCRIPTS, "lib", "runlist.py")] + list(args) + ["-o", out],
                        capture_output=True, text=True)
     rows = open(out).read().splitlines() if os.path.exists(out) else []
     return p, [r.split("\t") for r in rows]

@@ -41,8 +41,7 @@ import os
 import re
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "lib"))
-from harnesslib import ListError, list_entries  # noqa: E402
+from harnesslib import ListError, list_entries
 
 
 class RunListError(Exception):

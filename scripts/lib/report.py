@@ -15,9 +15,8 @@ import os
 import re
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "lib"))
-import harnesslib  # noqa: E402
-from harnesslib import read_env  # noqa: E402
+import harnesslib
+from harnesslib import read_env
 
 RESULT_RE = re.compile(r"^(not ok|ok) (\d+) (?:selftests: (\S+): |bench: )?(\S+)(?:\s+#\s*(.*))?$")
 # A result with no description, only the directive: "ok 3 # SKIP <name>"
