@@ -7,12 +7,15 @@
 # the sender (git config user.name / user.email, read in this project's
 # directory, so a repository, global or GIT_CONFIG_* setting all work)
 # with the sender's Signed-off-by replacing the project's, and written with
-# git format-patch plus a cover letter:
-#   $OUT/export/0000-cover-letter.patch   body from patches/cover-letter.tmpl,
-#                                          results from the latest bench.json
-#   $OUT/export/NNNN-*.patch               [PATCH n/N]
-#   $OUT/export/series.mbox                the patches (not the cover letter) in
-#                                          one mbox, for git am / b4 am -m
+# git format-patch plus a cover letter, one directory per mail series (the
+# series file's "# mail:" sections), $OUT/export/NN-<id>/:
+#   0000-cover-letter.patch   body from <series dir>/cover-<id>.tmpl,
+#                             results from the latest bench.json
+#   NNNN-*.patch              [PATCH n/N] (prefix: EXPORT_PREFIX, else the
+#                             template's "# prefix:" line, else PATCH)
+#   series.mbox               the patches (not the cover letter) in one
+#                             mbox, for git am; thread.mbox (with the cover
+#                             letter) for b4 am; series, a quilt series file
 # Then it proves the mails are git am-able: a fresh checkout of the base
 # commit, git am of the exported mails, and the resulting tree compared,
 # file by file (git tree hashes), with the quilt-applied work tree.
@@ -136,6 +139,10 @@ repo=$gitbase/repo.git
 base_commit=$(GIT_DIR=$repo git rev-parse refs/heads/base)
 
 # --- mails re-authored to the sender --------------------------------------------
+# The project's own patches (author: the placeholder identity) become the
+# sender's; a patch with a real author (an upstream commit picked for the
+# 6.12 backport) keeps it. Every mail gets the sender's Signed-off-by in
+# place of the project's. $work/in/NNNN.author: the author each must have.
 work=$WORK/export
 rm -rf "$work"
 mkdir -p "$work/in"
@@ -148,7 +155,14 @@ for i, n in enumerate(names, 1):
     head, sep, rest = text.partition("\n\n")
     if not sep:
         sys.exit(f"{n}: not a mail (no header/body separator)")
-    head = re.sub(r"^From: .*$", "From: " + sender.replace("\\", r"\\"), head, count=1, flags=re.M)
+    author = re.search(r"^From: (.*)$", head, flags=re.M)
+    if not author:
+        sys.exit(f"{n}: no From: header")
+    author = author.group(1)
+    if "@invalid.example" in author:
+        head = re.sub(r"^From: .*$", "From: " + sender.replace("\\", r"\\"), head, count=1, flags=re.M)
+        author = sender
+    open(f"{dst}/{i:04d}.author", "w", encoding="utf-8").write(author + "\n")
     out, signed = [], False
     body_lines = rest.split("\n")
     # Only the commit message (before the first ---) carries trailers.
@@ -178,7 +192,7 @@ git_q checkout -q -b series "$base_commit" || die "checkout of the base failed"
 git config user.name "$name"
 git config user.email "$email"
 # One git am for all (each invocation refreshes the index of the whole tree).
-if ! git_q am -q --keep-cr "$work"/in/*.mail >"$work/am.log" 2>&1; then
+if ! git_q am -q --keep-cr "$work"/in/????.mail >"$work/am.log" 2>&1; then
 	cat "$work/am.log" >&2
 	n=$(( $(git_q rev-list --count "$base_commit..HEAD") + 1 ))
 	git am --abort >/dev/null 2>&1
@@ -225,8 +239,11 @@ for k in "${!ids[@]}"; do
 	addr=()
 	while IFS= read -r a; do [ -n "$a" ] && addr+=("--to=$a"); done <<<"$to"
 	while IFS= read -r a; do [ -n "$a" ] && addr+=("--cc=$a"); done <<<"$cc"
+	# The subject prefix: EXPORT_PREFIX, else the template's "# prefix:"
+	# line (the 6.12 stable mails: "PATCH 6.12.y"), else PATCH.
+	prefix=$(sed -n '/^#/!q; s/^# prefix:[[:space:]]*//p' "$t" | head -n 1)
 	fp_args=(--cover-letter --cover-from-description=subject --thread=shallow -o "$dir"
-		--base="$base_commit" --subject-prefix="${EXPORT_PREFIX:-PATCH}" --no-signature)
+		--base="$base_commit" --subject-prefix="${EXPORT_PREFIX:-${prefix:-PATCH}}" --no-signature)
 	[ -n "${EXPORT_VERSION:-}" ] && fp_args+=(-v "$EXPORT_VERSION")
 	git_q format-patch -q "${fp_args[@]}" "${addr[@]}" "${commits[$((f - 1))]}^..mail-$id" >/dev/null ||
 		die "git format-patch failed for mail series '$id'"
@@ -234,6 +251,9 @@ for k in "${!ids[@]}"; do
 	# letter's empty diff); thread.mbox: cover letter and patches, the
 	# thread as the list will have it, for b4 am.
 	numbered_mails "$dir" | xargs -d '\n' cat >"$dir/series.mbox"
+	# series: the same mails as a quilt series file (QUILT_PATCHES=<dir>),
+	# for a distro that carries this mail series as patches.
+	numbered_mails "$dir" | xargs -d '\n' -n1 basename >"$dir/series"
 	cat "$dir"/*.patch >"$dir/thread.mbox"
 	git_q rev-parse "${commits[$((l - 1))]}^{tree}" >"$dir/.tree"
 	printf '%s\t%s\t%s\t%s\n' "$(basename "$dir")" "$n" "$(sed -n 1p "$work/description-$id")" "${dests[$k]}" >>"$EXPORT_DIR/index.txt"
@@ -285,8 +305,10 @@ for k in "${!ids[@]}"; do
 		cnt=$(git -C "$work/git" rev-list --count "$start..HEAD")
 		[ "$cnt" -eq $((l - f + 1)) ] || die "$how am of mail series '$id' made $cnt commits, not $((l - f + 1))"
 	done
-	authors=$(git -C "$work/git" log --format='%an <%ae>' "$start..HEAD" | sort -u)
-	[ "$authors" = "$name <$email>" ] || die "mail series '$id': author(s) '$authors', expected '$name <$email>'"
+	# Each commit's author: the sender, or the upstream author it kept.
+	authors=$(git -C "$work/git" log --reverse --format='%an <%ae>' "$start..HEAD")
+	expected=$(for ((j = f; j <= l; j++)); do cat "$work/in/$(printf %04d $j).author"; done)
+	[ "$authors" = "$expected" ] || die "mail series '$id': authors '$(echo $authors)', expected '$(echo $expected)'"
 done
 am_tree=$(git -C "$work/git" rev-parse 'HEAD^{tree}')
 # The quilt tree's hash: the base's files as they are in the quilt tree

@@ -76,8 +76,12 @@ for id in $ids; do
 		[ -f "$m" ] || { problems+=("$id: no mail $j"); continue; }
 		subj=$(subject_of "$m")
 		orig=$(subject_of "$PATCHES/$p" | sed 's/^\[[^]]*\] //')
-		case "$subj" in "[PATCH $(pad $j)/$cnt] $orig"*) ;; *) problems+=("$id: mail $j subject '$subj'") ;; esac
-		grep -qx "From: $sender_name <$sender_email>" "$m" || problems+=("$id: mail $j author")
+		# [PATCH n/N], or with the cover template's prefix ([PATCH 6.12.y n/N]).
+		case "$subj" in "[PATCH $(pad $j)/$cnt] $orig"* | "[PATCH "*" $(pad $j)/$cnt] $orig"*) ;; *) problems+=("$id: mail $j subject '$subj'") ;; esac
+		# The sender, or the upstream author of a picked commit.
+		author=$(grep -m1 '^From: ' "$PATCHES/$p" | sed 's/^From: //')
+		case "$author" in *@invalid.example*) author="$sender_name <$sender_email>" ;; esac
+		grep -qxF "From: $author" "$m" || problems+=("$id: mail $j author (want $author)")
 		grep -qx "Signed-off-by: $sender_name <$sender_email>" "$m" || problems+=("$id: mail $j sign-off")
 	done
 done
