@@ -50,10 +50,13 @@ full_runs="mainline:vhe mainline:debug mainline:lava mainline:mutants mainline:c
 # lava-dispatcher (lava-run), its results checked against the debug run's
 # (test_lava_tests below, of its run list; FULL=1: all). prebuilt: Debian's
 # own arm64 kernel package (scripts/ci/debian-kernel.sh) booted with the
-# base's selftests, the series' own tests skipped (test_prebuilt_only).
+# base's selftests, the series' own tests skipped (test_prebuilt_only)
+# except those of selftests/any-kernel-<base>.txt, which skip what the
+# kernel lacks; reg_migrate there restores the registers the vhe (or debug)
+# run saved.
 test_lava_tests="vgic_init pv_state kvm_binary_stats_test"
 [ "${FULL:-0}" = 1 ] && test_lava_tests=""
-test_prebuilt_only="arch_timer vgic_init vgic_irq kvm_binary_stats_test pv_state hypercalls"
+test_prebuilt_only="arch_timer vgic_init vgic_irq kvm_binary_stats_test pv_state hypercalls reg_migrate"
 # make mutants runs every mutant (Documentation/harness.rst; its time is in
 # the README); make test runs a fixed subset that fits the CI budget, one
 # mutant per run-list area, after the debug run, on its config, so that
@@ -208,7 +211,28 @@ for br in $runs; do
 			fi ;;
 		export) BASE=$b "$S"/tests/export-test.sh || true; boots= ;;
 		vhe) run_one "$b" vhe HOST_MODE=vhe FRAGMENTS=kvm-host L2=1 ;;
-		prebuilt) run_one "$b" prebuilt KERNEL_IMAGE=debian FRAGMENTS=kvm-host L2=0 ONLY="$test_prebuilt_only" ;;
+		prebuilt)
+			# reg_migrate restores what the patched kernel's run (vhe, or
+			# debug) saved: its "regsave" lines from that run's TAP stream.
+			# (The guest sees a file by its name: /harness/files/<name>.)
+			saved=$OUT/tests/prebuilt-$b/reg_migrate.saved gf=""
+			rm -f "$saved"
+			mkdir -p "$OUT/tests/prebuilt-$b"
+			for pr in vhe debug; do
+				tap=$OUT/results/$b/test-$pr/tap.txt
+				case " $runs " in *" $b:$pr "*) ;; *) continue ;; esac
+				[ -f "$tap" ] && grep -q 'regsave 0x' "$tap" && { grep 'regsave 0x' "$tap" >"$saved"; break; }
+			done
+			if [ -s "$saved" ]; then
+				gf=$saved
+				info "prebuilt: reg_migrate restores $(wc -l <"$saved") registers saved by $b:$pr"
+			elif grep -q "^reg_migrate " "$HARNESS_ROOT/selftests/runlist-qemu.txt" &&
+			     [ -f "$HARNESS_ROOT/selftests/any-kernel-$b.txt" ] && grep -q "^reg_migrate " "$HARNESS_ROOT/selftests/any-kernel-$b.txt"; then
+				# Without saved registers it would only save again.
+				printf '%s/prebuilt/reg_migrate-restore\tskip\t%s\n' "$b" \
+					"no registers saved by $b:vhe or $b:debug in this make test (TEST_RUNS)" >>"$RESULTS_TSV"
+			fi
+			run_one "$b" prebuilt KERNEL_IMAGE=debian FRAGMENTS=kvm-host L2=0 ONLY="$test_prebuilt_only" GUEST_FILES="$gf" ;;
 		lava)
 			boots=
 			lr=test-debug

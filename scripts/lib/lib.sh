@@ -54,9 +54,9 @@ case "$BASE" in
 		BASE_DEB_TARBALL=usr/src/linux-source-7.3.tar.xz
 		BASE_CLANG_MIN=17.0.1 ;;  # Documentation/process/changes.rst
 	6.12)
-		BASE_PACKAGE=linux-source-6.12 BASE_PACKAGE_VERSION=6.12.117-1~deb12u1 BASE_SERIES=6.12
+		BASE_PACKAGE=linux-source-6.12 BASE_PACKAGE_VERSION=6.12.118-1~deb12u1 BASE_SERIES=6.12
 		BASE_SUITE="http://deb.debian.org/debian-security bookworm-security"
-		BASE_DEB_SHA256=e849faf31ca3555757f3a8877cb01af92122f744f75d1f3102734651c4e14703
+		BASE_DEB_SHA256=896aff3b39299fa0dd36fef4f5db56ab189182e39abbbb1227dafdc7fcfe3fc3
 		BASE_DEB_TARBALL=usr/src/linux-source-6.12.tar.xz
 		BASE_CLANG_MIN=13.0.1 ;;
 	*) _input_error="BASE=$BASE: use BASE=mainline (7.3.4, the default) or BASE=6.12" ;;

@@ -24,7 +24,10 @@ some of them failing); skipped tests once.
 With --kernel-lacks DIR (repeatable; a prebuilt kernel under test that
 does not carry DIR's series), a test whose source a patch of DIR adds or
 changes is emitted as "skip", with the patch named in the reason (a test
-the series changes through the selftest library alone still runs).
+the series changes through the selftest library alone still runs), unless
+an --any-kernel FILE names it (skip-list format, a reason each: tests the
+series adds or changes that run on a kernel without it, skipping what it
+lacks, e.g. selftests/any-kernel-6.12.txt).
 
 Tests named l2-* are nested tests (scripts/guest/l2/run-l2.sh boots an L2
 guest in the L1 guest); --no-l2 REASON emits them as "skip" with REASON
@@ -32,7 +35,7 @@ guest in the L1 guest); --no-l2 REASON emits them as "skip" with REASON
 
 Usage: runlist.py <runlist> [--skip FILE]... [--only TEST[,TEST...]]
                   [--tree SRC --patches DIR [--other-series DIR]...] [--kernel-lacks DIR]...
-                  [--no-l2 REASON] [--repeat N] -o OUT
+                  [--any-kernel FILE]... [--no-l2 REASON] [--repeat N] -o OUT
 Prints "<n run> <n skip> <sum of timeouts>" on stdout.
 """
 import argparse
@@ -132,6 +135,9 @@ def main():
     ap.add_argument("--kernel-lacks", action="append", default=[], metavar="DIR",
                     help="a series the kernel under test does not carry (a prebuilt kernel): "
                          "a test whose source a patch of DIR adds or changes is skipped")
+    ap.add_argument("--any-kernel", action="append", default=[], metavar="FILE",
+                    help="tests (skip-list format) that --kernel-lacks does not skip: they run "
+                         "on a kernel without the series and skip what it lacks")
     ap.add_argument("--no-l2", default="", metavar="REASON",
                     help="skip the nested (l2-*) tests with this reason")
     ap.add_argument("--repeat", default="1", metavar="N",
@@ -148,6 +154,12 @@ def main():
             for name, val in parse_skiplist(s).items():
                 skips.setdefault(name, val)
         names = {t[0] for t in tests}
+        any_kernel = {}
+        for f in a.any_kernel:
+            any_kernel.update(parse_skiplist(f))
+        for name, (_, where) in any_kernel.items():
+            if name not in names:
+                raise RunListError(f"{where}: entry '{name}' is not in {a.runlist}")
         for name, (_, where) in skips.items():
             if name not in names:
                 raise RunListError(f"{where}: skip entry '{name}' is not in {a.runlist}")
@@ -170,7 +182,7 @@ def main():
         for name in sorted(names):
             # A prebuilt kernel (KERNEL_IMAGE) without the series: the
             # series' own tests test what it lacks.
-            if name in skips or name.startswith("l2-") or not a.kernel_lacks:
+            if name in skips or name.startswith("l2-") or not a.kernel_lacks or name in any_kernel:
                 continue
             patch = patch_adding(name, a.kernel_lacks)
             if patch:

@@ -41,6 +41,10 @@ else
 		skipargs+=(--kernel-lacks "$PATCHES")
 		project=$(project_patches_dir default)
 		[ -z "$project" ] || skipargs+=(--kernel-lacks "$project")
+		# Tests the series changes that run on a kernel without it.
+		if [ -f "$HARNESS_ROOT/selftests/any-kernel-$BASE.txt" ]; then
+			skipargs+=(--any-kernel "$HARNESS_ROOT/selftests/any-kernel-$BASE.txt")
+		fi
 	fi
 	[ "${L2:-0}" = 1 ] || skipargs+=(--no-l2 "nested tests off: L2=1 adds Debian's QEMU and an L2 guest (Documentation/nested.rst)")
 	read -r nrun nskip total < <(python3 "$HARNESS_ROOT/scripts/lib/runlist.py" "$RUNLIST" \
@@ -93,6 +97,13 @@ if [ "${MODE:-tests}" = bench ]; then
 	stage_cp -a "$OUT/work/bench-bin" "$stage/bench"
 else
 	stage_cp "$RUN_DIR/runlist.tsv" "$stage/harness/"
+	# GUEST_FILES="file...": input files of tests, in /harness/files/ (the
+	# run list's arguments name them: reg_migrate -f).
+	mkdir -p "$stage/harness/files"
+	for f in ${GUEST_FILES:-}; do
+		[ -f "$f" ] || die "GUEST_FILES: $f does not exist"
+		stage_cp "$f" "$stage/harness/files/"
+	done
 fi
 cp -al "$ksft" "$stage/kselftest" 2>/dev/null || stage_cp -a "$ksft" "$stage/kselftest"
 if [ "${L2:-0}" = 1 ]; then

@@ -748,12 +748,12 @@ pin_cases() {
 	local pe
 
 	pin_env newer
-	if EXPECT_TIMEOUT=60 expect_ok pin-fallback 'WARNING: the pinned linux-source-6.12 6.12.117-1~deb12u1 is gone from test: using 6.12.999-1, the newest 6.12.y there, verified by apt' -- \
+	if EXPECT_TIMEOUT=60 expect_ok pin-fallback 'WARNING: the pinned linux-source-6.12 6.12.118-1~deb12u1 is gone from test: using 6.12.999-1, the newest 6.12.y there, verified by apt' -- \
 		"${pe[@]}" "$S"/phases/base-tree.sh; then
 		# shellcheck disable=SC1091
 		if (. "$t/out-newer/state/6.12/base.env" && [ "$BASE_PKG_VERSION" = 6.12.999-1 ] && [ "$BASE_VERSION" = 6.12.999 ] &&
-		    [ "$BASE_PKG_PINNED" = 6.12.117-1~deb12u1 ] && [ -n "$BASE_PIN_NOTE" ]); then
-			result harness/pin-fallback-recorded pass "base.env: 6.12.999-1 (pinned 6.12.117-1~deb12u1) with the note"
+		    [ "$BASE_PKG_PINNED" = 6.12.118-1~deb12u1 ] && [ -n "$BASE_PIN_NOTE" ]); then
+			result harness/pin-fallback-recorded pass "base.env: 6.12.999-1 (pinned 6.12.118-1~deb12u1) with the note"
 		else
 			result harness/pin-fallback-recorded fail "base.env: $(grep -E 'BASE_(PKG|VERSION|PIN)' "$t/out-newer/state/6.12/base.env" | tr '\n' ' ')"
 		fi
@@ -762,7 +762,7 @@ pin_cases() {
 		mkdir -p "$t/out-newer/work/6.12/patched"
 		printf 'APPLIED_SERIES_HASH=test\nAPPLIED_COUNT=0\n' >"$t/out-newer/work/6.12/patched/applied.env"
 		if "${pe[@]}" QEMU=true "$S"/phases/metadata.sh "$t/metadata.json" pin-test "make run" >"$LOGS/pin-metadata.log" 2>&1 &&
-		   python3 -c 'import json, sys; b = json.load(open(sys.argv[1]))["base"]; assert b["package_version"] == "6.12.999-1" and b["package_pinned"] == "6.12.117-1~deb12u1" and "gone from" in b["pin_fallback"], b' \
+		   python3 -c 'import json, sys; b = json.load(open(sys.argv[1]))["base"]; assert b["package_version"] == "6.12.999-1" and b["package_pinned"] == "6.12.118-1~deb12u1" and "gone from" in b["pin_fallback"], b' \
 			"$t/metadata.json" 2>>"$LOGS/pin-metadata.log"; then
 			result harness/pin-fallback-metadata pass "metadata.json base.package_version 6.12.999-1, base.pin_fallback set"
 		else
@@ -776,7 +776,7 @@ pin_cases() {
 		mv "$t/newer.away" "$t/newer"
 	fi
 	pin_env other-series
-	EXPECT_TIMEOUT=60 expect pin-other-series 2 'has no linux-source-6.12 6.12.117-1~deb12u1 any more, and no other 6.12.y \(it has: 6.13.1-1\)' -- \
+	EXPECT_TIMEOUT=60 expect pin-other-series 2 'has no linux-source-6.12 6.12.118-1~deb12u1 any more, and no other 6.12.y \(it has: 6.13.1-1\)' -- \
 		"${pe[@]}" "$S"/phases/base-tree.sh
 	pin_env bad-sig
 	EXPECT_TIMEOUT=60 expect pin-bad-signature 2 'apt-get update of test failed' -- \
