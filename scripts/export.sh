@@ -237,7 +237,16 @@ for k in "${!ids[@]}"; do
 	to=$(gm_run --nol --nor) || die "get_maintainer.pl failed for mail series '$id'"
 	cc=$(gm_run --nom) || die "get_maintainer.pl failed for mail series '$id'"
 	addr=()
-	while IFS= read -r a; do [ -n "$a" ] && addr+=("--to=$a"); done <<<"$to"
+	# A destination that names a list address (the 6.12 stable set:
+	# stable@vger.kernel.org) gets it as To:, and the maintainers move to
+	# Cc:, from whom the mail series wants an ack.
+	list_to=$(printf '%s\n' "${dests[$k]}" | grep -oE '[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]+' | head -n 1 || true)
+	if [ -n "$list_to" ]; then
+		addr+=("--to=$list_to")
+		while IFS= read -r a; do [ -n "$a" ] && addr+=("--cc=$a"); done <<<"$to"
+	else
+		while IFS= read -r a; do [ -n "$a" ] && addr+=("--to=$a"); done <<<"$to"
+	fi
 	while IFS= read -r a; do [ -n "$a" ] && addr+=("--cc=$a"); done <<<"$cc"
 	# The subject prefix: EXPORT_PREFIX, else the template's "# prefix:"
 	# line (the 6.12 stable mails: "PATCH 6.12.y"), else PATCH.

@@ -63,10 +63,19 @@ for id in $ids; do
 	# git format-patch pads the numbers to the width of the total: [PATCH 01/12].
 	pad() { printf "%0${#cnt}d" "$1"; }
 	subj=$(subject_of "$cover")
-	case "$subj" in "[PATCH $(pad 0)/$cnt] "?*) ;; *) problems+=("$id: cover letter subject '$subj'") ;; esac
+	case "$subj" in "[PATCH $(pad 0)/$cnt] "?* | "[PATCH "*" $(pad 0)/$cnt] "?*) ;; *) problems+=("$id: cover letter subject '$subj'") ;; esac
 	grep -q '@RESULTS@\|@BASE@\|\*\*\* SUBJECT HERE\|\*\*\* BLURB HERE' "$cover" &&
 		problems+=("$id: unfilled placeholder in the cover letter")
 	grep -q '^To: ' "$cover" || problems+=("$id: no To: (get_maintainer.pl)")
+	# A destination naming a list address (6.12's stable@) is the To: of
+	# every mail of the series.
+	list_to=$(printf '%s\n' "${mails[@]}" | awk -F'\t' -v id="$id" '$1 == id { print $2; exit }' |
+		grep -oE '[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]+' | head -n 1 || true)
+	if [ -n "$list_to" ]; then
+		for m in "$md"/*.patch; do
+			sed -n '/^To: /,/^[A-Z][a-z-]*: /p' "$m" | grep -qF "$list_to" || problems+=("$id: $(basename "$m") not To: $list_to")
+		done
+	fi
 	grep -q '^base-commit: [0-9a-f]\{40\}$' "$cover" || problems+=("$id: no base-commit:")
 	[ $k -eq 1 ] || grep -q '^prerequisite-patch-id: ' "$cover" || problems+=("$id: no prerequisite-patch-id: for the mail series before it")
 	j=0
