@@ -240,6 +240,9 @@ for k in "${!ids[@]}"; do
 	# A destination that names a list address (the 6.12 stable set:
 	# stable@vger.kernel.org) gets it as To:, and the maintainers move to
 	# Cc:, from whom the mail series wants an ack.
+	# A destination "no list: ..." (6.12's feature backport, for vendor
+	# kernels) is not addressed: no To:/Cc: at all.
+	case "${dests[$k]}" in "no list"*) to="" cc="" ;; esac
 	list_to=$(printf '%s\n' "${dests[$k]}" | grep -oE '[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]+' | head -n 1 || true)
 	if [ -n "$list_to" ]; then
 		addr+=("--to=$list_to")
@@ -251,6 +254,10 @@ for k in "${!ids[@]}"; do
 	# The subject prefix: EXPORT_PREFIX, else the template's "# prefix:"
 	# line (the 6.12 stable mails: "PATCH 6.12.y"), else PATCH.
 	prefix=$(sed -n '/^#/!q; s/^# prefix:[[:space:]]*//p' "$t" | head -n 1)
+	# "# cc:" lines at the template's top: people the mail series must
+	# reach whom the base's MAINTAINERS does not name (or names at an old
+	# address): the 6.12 stable set's irqbypass maintainers.
+	while IFS= read -r a; do [ -n "$a" ] && addr+=("--cc=$a"); done < <(sed -n '/^#/!q; s/^# cc:[[:space:]]*//p' "$t")
 	fp_args=(--cover-letter --cover-from-description=subject --thread=shallow -o "$dir"
 		--base="$base_commit" --subject-prefix="${EXPORT_PREFIX:-${prefix:-PATCH}}" --no-signature)
 	[ -n "${EXPORT_VERSION:-}" ] && fp_args+=(-v "$EXPORT_VERSION")

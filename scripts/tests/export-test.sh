@@ -66,7 +66,11 @@ for id in $ids; do
 	case "$subj" in "[PATCH $(pad 0)/$cnt] "?* | "[PATCH "*" $(pad 0)/$cnt] "?*) ;; *) problems+=("$id: cover letter subject '$subj'") ;; esac
 	grep -q '@RESULTS@\|@BASE@\|\*\*\* SUBJECT HERE\|\*\*\* BLURB HERE' "$cover" &&
 		problems+=("$id: unfilled placeholder in the cover letter")
-	grep -q '^To: ' "$cover" || problems+=("$id: no To: (get_maintainer.pl)")
+	dest=$(printf '%s\n' "${mails[@]}" | awk -F'\t' -v id="$id" '$1 == id { print $2; exit }')
+	case "$dest" in
+	"no list"*) ! grep -q '^To: \|^Cc: ' "$cover" || problems+=("$id: 'no list' but addressed") ;;
+	*) grep -q '^To: ' "$cover" || problems+=("$id: no To: (get_maintainer.pl)") ;;
+	esac
 	# A destination naming a list address (6.12's stable@) is the To: of
 	# every mail of the series.
 	list_to=$(printf '%s\n' "${mails[@]}" | awk -F'\t' -v id="$id" '$1 == id { print $2; exit }' |
