@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # make check on series that must fail, each at the right patch and gate:
 #   checkpatch   a patch with a checkpatch.pl error
-#   build-break  the real 6.12 series' 0011 (builds), then a patch that does not
+#   build-break  the real 6.12 series' 0014 (builds), then a patch that does not
 #   fuzz         a hunk that applies only with fuzz
 #   offset       a hunk that applies only at an offset
 # Fixtures: scripts/tests/fixtures/check/<case>/. The cases share the check
