@@ -243,7 +243,7 @@ for k in "${!ids[@]}"; do
 	# A destination "no list: ..." (6.12's feature backport, for vendor
 	# kernels) is not addressed: no To:/Cc: at all.
 	case "${dests[$k]}" in "no list"*) to="" cc="" ;; esac
-	list_to=$(printf '%s\n' "${dests[$k]}" | grep -oE '[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]+' | head -n 1 || true)
+	list_to=$(mail_dest_address "${dests[$k]}")
 	if [ -n "$list_to" ]; then
 		addr+=("--to=$list_to")
 		while IFS= read -r a; do [ -n "$a" ] && addr+=("--cc=$a"); done <<<"$to"

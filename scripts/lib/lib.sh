@@ -342,6 +342,13 @@ series_mails() {
 	' "$1/series"
 }
 
+# mail_dest_address <destination>: the first e-mail address a "# mail:"
+# destination names (6.12's stable set: stable@vger.kernel.org), or nothing:
+# make export makes it the To: of the mail series.
+mail_dest_address() {
+	printf '%s\n' "$1" | grep -oE '[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]+' | head -n 1 || true
+}
+
 # series_dirs <patches-dir>: the directories holding a file the series
 # touches (each patch's ---/+++ paths), one per line, sorted: the cone of a
 # sparse checkout in which git am of the series works (top-level files are

@@ -73,8 +73,7 @@ for id in $ids; do
 	esac
 	# A destination naming a list address (6.12's stable@) is the To: of
 	# every mail of the series.
-	list_to=$(printf '%s\n' "${mails[@]}" | awk -F'\t' -v id="$id" '$1 == id { print $2; exit }' |
-		grep -oE '[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]+' | head -n 1 || true)
+	list_to=$(mail_dest_address "$dest")
 	if [ -n "$list_to" ]; then
 		for m in "$md"/*.patch; do
 			sed -n '/^To: /,/^[A-Z][a-z-]*: /p' "$m" | grep -qF "$list_to" || problems+=("$id: $(basename "$m") not To: $list_to")
