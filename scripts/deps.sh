@@ -14,7 +14,14 @@
 # QEMU is not needed either. make hw-emulated preinstalls the same list in
 # its arm64 root file system.
 # EXTRA_PACKAGES adds packages (the check/bench phases use it); LAVA=1 adds
-# Debian's lava-dispatcher (make lava).
+# mmdebstrap and makes LAVA's own root under OUT (scripts/ci/lava-root.sh:
+# lava-dispatcher and its QEMU live there, not on the host).
+#
+# Nothing here installs a foreign-architecture package: the guests' arm64
+# busybox and the L2 VMM are downloaded and unpacked under OUT
+# (lib.sh's busybox_arm64, phases/l2-vmm.sh). README.md, "What the
+# commands change on the host", lists what is installed; the bare-system
+# install test (scripts/tests/install-test.sh) checks that list.
 . "$(dirname "$0")/lib/lib.sh"
 phase_start deps
 
@@ -22,8 +29,8 @@ phase_start deps
 PACKAGES=(
 	make gcc libc6-dev bc bison flex libssl-dev libelf-dev cpio rsync xz-utils
 	perl python3 quilt ccache kmod binutils debian-archive-keyring
-	gcc-aarch64-linux-gnu busybox-static:arm64
-	dpkg-dev gpg shellcheck pyflakes3
+	gcc-aarch64-linux-gnu
+	dpkg-dev gpg shellcheck pyflakes3 sparse b4
 )
 KIT_PACKAGES=(
 	make gcc libc6-dev ccache rsync xz-utils perl python3 quilt patch git kmod procps
@@ -36,6 +43,7 @@ fi
 kit=${KIT:-}
 [ -n "$kit" ] && PACKAGES=("${KIT_PACKAGES[@]}")
 [ -n "${LLVM:-}" ] && PACKAGES+=(clang lld llvm)
+[ -z "$kit" ] && [ "${LAVA:-0}" = 1 ] && PACKAGES+=(mmdebstrap)
 # shellcheck disable=SC2206
 PACKAGES+=(${EXTRA_PACKAGES:-})
 
@@ -45,17 +53,8 @@ for p in "${PACKAGES[@]}"; do
 	[ "$st" = installed ] || missing+=("$p")
 done
 
-need_arm64=
-for p in "${missing[@]}"; do
-	case "$p" in *:arm64) need_arm64=1 ;; esac
-done
-
 line=""
-if [ ${#missing[@]} -gt 0 ]; then
-	line="apt-get update && apt-get install -y ${missing[*]}"
-	[ -n "$need_arm64" ] && ! dpkg --print-foreign-architectures | grep -qx arm64 &&
-		line="dpkg --add-architecture arm64 && $line"
-fi
+[ ${#missing[@]} -eq 0 ] || line="apt-get update && apt-get install -y ${missing[*]}"
 
 # The TCG machine's QEMU, pinned: from Debian 12's backports suite through a
 # private sources list and lists directory (the system's apt configuration
@@ -93,16 +92,11 @@ if [ -z "$kit" ] && [ -z "$qemu_ok" ]; then
 	missing+=("$HOST_QEMU_PACKAGE=$HOST_QEMU_VERSION${qemu_have:+ (have $qemu_have)}")
 fi
 
-# LAVA=1: Debian's lava-dispatcher (make lava; make test's LAVA run). It
-# depends on libguestfs, which needs qemu-system-x86: the build of the same
-# version as the installed qemu-system-common (the pinned QEMU's suite),
-# else apt refuses the system's 7.2 build against it (NOTES.md). Through
-# the same private lists as the QEMU.
+# LAVA=1: LAVA's own root under OUT (made once per OUT; needs root).
 lava_line=""
-if [ "${LAVA:-0}" = 1 ] && [ "$(dpkg-query -W -f='${db:Status-Status}' lava-dispatcher 2>/dev/null)" != installed ]; then
-	qc_now=$(dpkg-query -W -f='${Version}' qemu-system-common 2>/dev/null || true)
-	lava_line="mkdir -p $apt_dir/lists-host/partial && printf '%s\n' $(printf "'%s' " "${qemu_list[@]}")>$apt_dir/sources-host.list && apt-get ${qo[*]} update && apt-get ${qo[*]} install -y --no-install-recommends lava-dispatcher qemu-system-x86=${qc_now:-<version of the installed qemu-system-common, after the QEMU install>}"
-	missing+=(lava-dispatcher)
+if [ -z "$kit" ] && [ "${LAVA:-0}" = 1 ] && [ ! -f "$OUT/cache/lava-root/${LAVA_WORKER:-trixie}/.ok" ]; then
+	lava_line="LAVA_WORKER=${LAVA_WORKER:-trixie} OUT=$OUT $HARNESS_ROOT/scripts/ci/lava-root.sh"
+	missing+=("LAVA root (${LAVA_WORKER:-trixie})")
 fi
 
 print_line=$line
@@ -146,19 +140,7 @@ if [ -n "$qemu_line" ]; then
 		die "apt-get install $HOST_QEMU_PACKAGE=$qemu_ver failed (log: $log)" "check the network/apt sources, then rerun"
 fi
 if [ -n "$lava_line" ]; then
-	qemu_sources
-	[ -n "$qemu_line" ] || run_logged "$OUT/logs/deps-qemu-update.log" apt-get "${qo[@]}" update ||
-		die "apt-get update of the QEMU suites failed (log: $OUT/logs/deps-qemu-update.log)" "check the network and deb.debian.org"
-	qc=$(dpkg-query -W -f='${Version}' qemu-system-common 2>/dev/null)
-	[ -n "$qc" ] || die "no qemu-system-common installed for lava-dispatcher's qemu-system-x86 to match" "make deps (the pinned QEMU) first"
-	run_logged "$log" apt-get "${qo[@]}" install -y --no-install-recommends lava-dispatcher "qemu-system-x86=$qc" ||
-		die "apt-get install lava-dispatcher qemu-system-x86=$qc failed (log: $log)" "check the network/apt sources, then rerun"
-	# The package enables a lava-worker service (a server's worker); the
-	# harness only runs lava-run. Not left running on a systemd host.
-	if [ -d /run/systemd/system ] && command -v systemctl >/dev/null; then
-		systemctl disable --now lava-worker.service >>"$log" 2>&1 &&
-			info "lava-worker.service (installed with lava-dispatcher) disabled and stopped: make lava runs lava-run alone"
-	fi
+	"$HARNESS_ROOT"/scripts/ci/lava-root.sh || exit 2
 fi
 status "installed ${missing[*]}"
 if [ -z "$kit" ]; then

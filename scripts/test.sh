@@ -44,8 +44,12 @@
 phase_start test
 t0=$(date +%s)
 case "${FULL:-0}" in 0|1) ;; *) die "FULL=$FULL: use FULL=1 (every run on both bases) or leave it unset" ;; esac
-default_runs="mainline:debug mainline:lava mainline:mutants mainline:check mainline:export 6.12:vhe 6.12:prebuilt 6.12:check-tests"
-full_runs="mainline:vhe mainline:debug mainline:lava mainline:mutants mainline:check mainline:export mainline:nvhe mainline:debug-nvhe 6.12:vhe 6.12:prebuilt 6.12:check-tests 6.12:check 6.12:export 6.12:nvhe 6.12:debug 6.12:mutants"
+default_runs="install mainline:debug mainline:lava mainline:mutants mainline:check mainline:export 6.12:vhe 6.12:prebuilt 6.12:check-tests"
+full_runs="install mainline:vhe mainline:debug mainline:lava mainline:mutants mainline:check mainline:export mainline:nvhe mainline:debug-nvhe 6.12:vhe 6.12:prebuilt 6.12:check-tests 6.12:check 6.12:export 6.12:nvhe 6.12:debug 6.12:mutants"
+# install: the README's set-up from a bare Debian 12 root, for real
+# (scripts/tests/install-test.sh, as root); it runs in the background from
+# the start, beside the first kernel build (its apt and dpkg work is I/O and
+# network), and its results join the others at the end.
 # lava: the debug run's Image and initramfs as a LAVA job, run by Debian's
 # lava-dispatcher (lava-run), its results checked against the debug run's
 # (test_lava_tests below, of its run list; FULL=1: all). prebuilt: Debian's
@@ -72,8 +76,8 @@ if [ "${FULL:-0}" = 1 ]; then runs=${TEST_RUNS:-$full_runs}; else runs=${TEST_RU
 for br in $runs; do
 	case "$br" in *:*) b=${br%%:*} r=${br#*:} ;; *) b=$BASE r=$br ;; esac
 	case " $BASES " in *" $b "*) ;; *) die "TEST_RUNS: '$br': unknown base '$b'" "bases: $BASES" ;; esac
-	case "$r" in vhe|nvhe|debug|debug-nvhe|check|check-tests|export|kunit|mutants|lava|prebuilt) ;; *)
-		die "TEST_RUNS: '$br': unknown run '$r'" "runs: vhe nvhe debug debug-nvhe check check-tests export kunit mutants lava prebuilt" ;;
+	case "$r" in install|vhe|nvhe|debug|debug-nvhe|check|check-tests|export|kunit|mutants|lava|prebuilt) ;; *)
+		die "TEST_RUNS: '$br': unknown run '$r'" "runs: install vhe nvhe debug debug-nvhe check check-tests export kunit mutants lava prebuilt" ;;
 	esac
 done
 # And every mutant name, before the hour of runs that precedes the mutants,
@@ -105,7 +109,7 @@ phase_done() { # phase_done <name>: the time since the last phase ended
 # Every package of every phase, here (make check's sparse, make export's
 # b4, make lava's lava-dispatcher): a fresh machine installs them once, in this phase, not inside the
 # phases whose time the README reports.
-EXTRA_PACKAGES="${EXTRA_PACKAGES:-} sparse b4" LAVA=1 "$S"/deps.sh ||
+LAVA=1 "$S"/deps.sh ||
 	{ echo 2 >"$OUT/tests/exit-status"; echo "0 passed, 1 failed, 0 skipped"; exit 2; }
 # Disk: per base the base cache, one copied and several hard-linked work
 # trees and their build directories, and a transient git checkout for the
@@ -113,6 +117,15 @@ EXTRA_PACKAGES="${EXTRA_PACKAGES:-} sparse b4" LAVA=1 "$S"/deps.sh ||
 # bases (6.5 GB measured from a fresh clone with the 6.12 base alone). Say so
 # now, not an hour in.
 need_disk "${TEST_DISK_GB:-12}" || { echo 2 >"$OUT/tests/exit-status"; echo "0 passed, 1 failed, 0 skipped"; exit 2; }
+
+# 0. The install test, in the background (its own results file and log).
+install_pid=""
+case " $runs " in *" install "*|*":install "*)
+	: >"$OUT/tests/install.tsv"
+	RESULTS_TSV=$OUT/tests/install.tsv "$S"/tests/install-test.sh >"$OUT/tests/install.log" 2>&1 &
+	install_pid=$!
+	info "install test started in the background (log: ${OUT#"$PWD"/}/tests/install.log)" ;;
+esac
 
 # 1. The harness's unit tests (seconds, no kernel), then its behaviour on
 #    bad input (needs the base tree, and a kernel Image for the guest
@@ -188,6 +201,7 @@ for br in $runs; do
 	esac
 	boots=1
 	case "$r" in
+		install) continue ;;  # started in the background above
 		kunit) BASE=$b "$S"/kunit.sh || true; boots= ;;  # kunit.py run (not in the default list)
 		check) run_check "$b"; boots= ;;
 		check-tests) BASE=$b CHECK_BUILD=$check_build "$S"/tests/check-tests.sh || true; boots= ;;
@@ -268,6 +282,18 @@ for br in $runs; do
 		phase_done harness-guest
 	fi
 done
+
+# The install test's results (it has run beside the others).
+if [ -n "$install_pid" ]; then
+	t_wait=$(date +%s)
+	irc=0
+	wait "$install_pid" || irc=$?
+	cat "$OUT/tests/install.tsv" >>"$RESULTS_TSV"
+	grep -E '^\[harness\] install-test: (PASS|FAIL|SKIP|ERROR)' "$OUT/tests/install.log" || true
+	[ "$irc" -le 1 ] || printf 'install/harness\terror\t%s\n' "install-test.sh exit $irc: $(grep -m1 ERROR "$OUT/tests/install.log" | cut -c1-200)" >>"$RESULTS_TSV"
+	info "install test: waited $(($(date +%s) - t_wait))s for it (log: ${OUT#"$PWD"/}/tests/install.log)"
+	phase_done install-wait
+fi
 
 # Each cached base must be exactly as unpacked (scripts/phases/base-verify.sh).
 for b in $BASES; do

@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # make lava: the QEMU TCG LAVA job for one make run (LAVA_RUN, default
 # make test's debug run), run by Debian's lava-dispatcher without a server
-# (lava-run, as TuxRun does), and its per-test results checked against that
-# run's own: same Image, same initramfs, same run list.
+# (lava-run, as TuxRun does) in a LAVA worker root of its own under OUT
+# (scripts/ci/lava-root.sh; LAVA_WORKER picks it: trixie, debian12,
+# debian12-qemu10), with that root's QEMU, and its per-test results checked
+# against that run's own: same Image, same initramfs, same run list.
 #   LAVA_RUN=<run name>    the run under out/results/<base>/ (it kept
 #                          artefacts/Image and artefacts/initramfs.cpio)
 #   LAVA_TESTS="t1 t2"     only these entries of its run list (default all)
@@ -32,7 +34,9 @@ src=$RESULTS_DIR/$LAVA_RUN
 	die "run '$LAVA_RUN' kept no artefacts/Image and artefacts/initramfs.cpio" "rerun it: make run keeps what it booted"
 lock_out
 [ -n "$jobs_only" ] || LAVA=1 "$S"/deps.sh || exit 2
-[ -n "$jobs_only" ] || need_tools lava-run
+lava_root=$OUT/cache/lava-root/${LAVA_WORKER:-trixie}
+[ -n "$jobs_only" ] || [ -x "$lava_root/root/usr/bin/lava-run" ] ||
+	die "LAVA's root ${lava_root#"$PWD"/} has no lava-run" "as root: make deps LAVA=1"
 if [ -n "$jobs_only" ]; then
 	dir=$RESULTS_DIR/lava-jobs
 	rm -rf "$dir"
@@ -56,9 +60,12 @@ python3 "$S"/ci/lava.py qemu --run-dir "$src" --out "$dir" --tests "${LAVA_TESTS
 # boots QEMU, waits for the prompt and runs the test shell. Its job timeout
 # bounds it; this watchdog only catches a dispatcher that ignores it.
 mins=$(awk '/^timeouts:/ { t = 1 } t && /minutes:/ { print $2; exit }' "$dir/job.yaml")
-info "lava-run: job $LAVA_RUN (${LAVA_TESTS:-all tests}; job timeout ${mins} min; log: ${dir#"$PWD"/}/lava.log.yaml)"
+# shellcheck disable=SC1091
+. "$lava_root/versions.env"
+cp "$lava_root/versions.env" "$dir/worker.env"
+info "lava-run: job $LAVA_RUN (${LAVA_TESTS:-all tests}; job timeout ${mins} min; worker '$LAVA_WORKER': lava-dispatcher $LAVA_DISPATCHER_VERSION, QEMU $LAVA_QEMU_VERSION; log: ${dir#"$PWD"/}/lava.log.yaml)"
 lrc=0
-timeout $(((mins + 5) * 60)) lava-run --job-id "$(date +%s)" --output-dir "$dir/output" --device "$dir/device.yaml" \
+IN_ROOT_TIMEOUT=$(((mins + 5) * 60)) in_root "$lava_root/root" lava-run --job-id "$(date +%s)" --output-dir "$dir/output" --device "$dir/device.yaml" \
 	--dispatcher "$dir/dispatcher.yaml" "$dir/job.yaml" >"$dir/lava.log.yaml" 2>&1 || lrc=$?
 rm -rf "$dir/download" "$dir/output/"*/ 2>/dev/null
 

@@ -15,15 +15,16 @@
 . "$(dirname "$0")/../lib/lib.sh"
 phase_start l2-vmm
 
-need_tools apt-get apt-cache dpkg-deb
 readelf=$(command -v aarch64-linux-gnu-readelf || command -v readelf) ||
 	die "no readelf" "install binutils-aarch64-linux-gnu (comes with gcc-aarch64-linux-gnu)"
-dpkg --print-foreign-architectures | grep -qx arm64 || [ "$(dpkg --print-architecture)" = arm64 ] ||
-	die "dpkg has no arm64 architecture" "as root: dpkg --add-architecture arm64 && apt-get update"
-pkg=qemu-system-arm:arm64
-ver=$(apt-cache policy "$pkg" 2>/dev/null | awk '/Candidate:/ { print $2 }')
+# Debian 12's arm64 index through lib.sh's private arm64 apt: downloads
+# only, dpkg's architectures are not changed.
+private_apt_arm64
+o=("${APT_OPTS[@]}")
+pkg=qemu-system-arm
+ver=$(apt-cache "${o[@]}" policy "$pkg" 2>/dev/null | awk '/Candidate:/ { print $2 }')
 [ -n "$ver" ] && [ "$ver" != "(none)" ] ||
-	die "apt knows no $pkg" "as root: dpkg --add-architecture arm64 && apt-get update"
+	die "bookworm's arm64 index has no $pkg" "see $OUT/cache/apt/update-arm64.log"
 cache=$OUT/cache/l2-vmm/$(echo "$ver" | tr ':~+' '___')
 root=$cache/root
 if [ -f "$cache/.ok" ]; then
@@ -34,18 +35,19 @@ fi
 
 rm -rf "$cache"
 mkdir -p "$cache/debs" "$cache/x" "$root"
-# The arm64 packages of the Depends closure (arch:all ones carry no code the
-# binary loads; host-architecture names are the resolver's, not ours).
-apt-cache depends --recurse --no-recommends --no-suggests --no-conflicts --no-breaks \
-	--no-replaces --no-enhances "$pkg" 2>/dev/null | grep -E '^[a-z0-9].*:arm64$' | sort -u >"$cache/packages.txt"
+# The packages of the Depends closure (arm64 is the private index's only
+# architecture; arch:all ones carry no code the binary loads, and the
+# readelf walk below takes only what the binary needs).
+apt-cache "${o[@]}" depends --recurse --no-recommends --no-suggests --no-conflicts --no-breaks \
+	--no-replaces --no-enhances "$pkg" 2>/dev/null | grep -E '^[a-z0-9]' | sort -u >"$cache/packages.txt"
 n=$(wc -l <"$cache/packages.txt")
 [ "$n" -gt 0 ] || die "apt-cache depends found no arm64 packages for $pkg"
 info "downloading $n arm64 packages for $pkg $ver"
-(cd "$cache/debs" && xargs apt-get download -q <"$cache/packages.txt") >"$cache/download.log" 2>&1 || {
+(cd "$cache/debs" && xargs apt-get "${o[@]}" download <"$cache/packages.txt") >"$cache/download.log" 2>&1 || {
 	# One unavailable name fails a batch: fetch the rest one by one.
 	warn "batch download failed ($(grep -m1 '^E:' "$cache/download.log")); one by one"
 	while read -r p; do
-		(cd "$cache/debs" && apt-get download -q "$p") >>"$cache/download.log" 2>&1 ||
+		(cd "$cache/debs" && apt-get "${o[@]}" download "$p") >>"$cache/download.log" 2>&1 ||
 			warn "cannot download $p (the readelf check below decides if it mattered)"
 	done <"$cache/packages.txt"
 }
