@@ -154,6 +154,41 @@ def check(doc):
     return errs
 
 
+# A KCIDB document inside a LAVA job's log: the hardware job prints the
+# kcidb.json make hw-run wrote (lava-report.py --kcidb) as compact JSON in
+# numbered lines, each short enough for any console; lava.py kcidb puts
+# them back together from the log.
+CHUNK_MARK = "KCIDB-JSON"
+CHUNK_RE = re.compile(r"%s (\d+)/(\d+) (.*)$" % CHUNK_MARK)
+
+
+def chunk_lines(doc, width=900):
+    """The document as "KCIDB-JSON <i>/<n> <part>" lines."""
+    text = json.dumps(doc, separators=(",", ":"))
+    parts = [text[i:i + width] for i in range(0, len(text), width)] or [""]
+    return [f"{CHUNK_MARK} {i}/{len(parts)} {p}" for i, p in enumerate(parts, 1)]
+
+
+def from_chunks(lines):
+    """The documents printed by chunk_lines() among lines (a console's),
+    in order; an incomplete one is left out."""
+    docs, parts, total = [], {}, 0
+    for line in lines:
+        m = CHUNK_RE.search(line.rstrip("\r\n"))
+        if not m:
+            continue
+        i, n = int(m.group(1)), int(m.group(2))
+        if i == 1:
+            parts, total = {}, n
+        if n != total:
+            continue
+        parts[i] = m.group(3)
+        if len(parts) == total:
+            docs.append(json.loads("".join(parts[k] for k in range(1, total + 1))))
+            parts, total = {}, 0
+    return docs
+
+
 def kpath(name):
     """A kselftest name as KCIDB path words: arm64/vgic_irq -> arm64_vgic_irq."""
     return re.sub(r"[^A-Za-z0-9_-]", "_", name)

@@ -10,8 +10,13 @@
         qemu device lava-run needs), DIR/dispatcher.yaml, and the artefacts
         under DIR/artefacts named <sha256>-<name>: a lab copies them to its
         file server and passes --url-base https://... (default: file://DIR/artefacts).
-    lava.py hw --out FILE [--device-type T] [--revision REV] [--project-url URL]
-        The job template for an arm64 server in a lab (Documentation/ci.rst).
+    lava.py hw --out FILE --kit-packages "P..." [--base mainline|6.12] [--device-type T]
+               [--revision REV] [--project-url URL] [--kcidb-upload URL]
+               [--kernel-url URL] [--ramdisk-url URL] [--nfsrootfs-url URL]
+        The job template for an arm64 server in a lab (Documentation/ci.rst):
+        make hw-run and make hw-bench of base BASE on the device, each
+        result a LAVA test case, make hw-run's kcidb.json printed into the
+        log (and PUT to the --kcidb-upload URL). Needs no make run.
     lava.py results --log LOG --run-dir RUN [--tests "t1 t2"]
         LAVA's results (lava-run's YAML log) as results.tsv rows
         "lava/<test>", each checked against RUN's own result for the test,
@@ -165,14 +170,26 @@ def cmd_qemu(a):
     return 0
 
 
-def hw_values(a):
+BASES = ("mainline", "6.12")
+KIT = "/root/kit"
+
+
+def hw_values(a, kit=KIT):
+    """The hardware template's values; kit is where the job clones the
+    project on the device (the unit test runs the steps elsewhere)."""
+    if a.base not in BASES:
+        raise LavaError(f"base {a.base!r}: use one of {' '.join(BASES)}")
+    upload = getattr(a, "kcidb_upload", "") or ""
+    if upload and not re.match(r"^https?://\S+$", upload):
+        raise LavaError(f"--kcidb-upload {upload!r}: use an http(s):// URL the device can PUT to")
     return {
         "device_type": a.device_type,
-        "job_name": f"kvm-irq-series hardware kit on {a.device_type}",
+        "job_name": f"kvm-irq-series hardware kit ({a.base}) on {a.device_type}",
         "job_minutes": 240, "test_minutes": 220,
-        "revision": a.revision, "project_url": a.project_url,
+        "revision": a.revision, "project_url": a.project_url, "base": a.base, "kit": kit,
         "kernel_url": a.kernel_url, "ramdisk_url": a.ramdisk_url, "nfsrootfs_url": a.nfsrootfs_url,
         "kit_packages": a.kit_packages,
+        "kcidb_upload": f" --upload '{upload}'" if upload else "",
     }
 
 
@@ -264,6 +281,8 @@ def main():
     h.add_argument("--ramdisk-url", default="https://lab.example.org/debian-12-arm64/initrd.img.gz")
     h.add_argument("--nfsrootfs-url", default="https://lab.example.org/debian-12-arm64/rootfs.tar.xz")
     h.add_argument("--kit-packages", required=True, help="the hardware kit's packages (scripts/deps.sh --kit-packages)")
+    h.add_argument("--base", default="mainline", help="the base the kit builds its selftests from (make's BASE)")
+    h.add_argument("--kcidb-upload", default="", help="an http(s) URL the job PUTs make hw-run's kcidb.json to (curl -T)")
     r = sub.add_parser("results")
     r.add_argument("--log", required=True)
     r.add_argument("--run-dir", required=True)

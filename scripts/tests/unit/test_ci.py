@@ -29,6 +29,17 @@ URL = "https://lab.example.org/kvm-irq-series/artefacts"
 KIT = "make gcc libc6-dev ccache rsync xz-utils perl python3 quilt patch git kmod procps qemu-system-arm rt-tests busybox-static cpio"
 
 
+def hw_args(base="mainline", upload=""):
+    """lava.py hw's arguments for the golden template (make lava-jobs')."""
+    return type("A", (), {
+        "device_type": "ampere-altra", "revision": "0123456789abcdef0123456789abcdef01234567",
+        "project_url": "https://example.org/kvm-irq-series.git",
+        "kernel_url": "https://lab.example.org/kernel/Image",
+        "ramdisk_url": "https://lab.example.org/debian-12-arm64/initrd.img.gz",
+        "nfsrootfs_url": "https://lab.example.org/debian-12-arm64/rootfs.tar.xz",
+        "kit_packages": KIT, "base": base, "kcidb_upload": upload})()
+
+
 def golden_jobs():
     """The job files for fixed inputs: the fixture run, fixed artefacts."""
     with open(os.path.join(CI, "run", "metadata.json")) as f:
@@ -37,13 +48,7 @@ def golden_jobs():
     tests = lava.select(entries, ["vgic_init", "pv_state", "hypercalls", "kvm_binary_stats_test"])
     v = lava.qemu_values(meta, entries, tests, f"{URL}/{KERNEL_SHA}-Image", KERNEL_SHA,
                          f"{URL}/{INITRD_SHA}-initramfs.cpio", INITRD_SHA)
-    hw = lava.hw_values(type("A", (), {
-        "device_type": "ampere-altra", "revision": "0123456789abcdef0123456789abcdef01234567",
-        "project_url": "https://example.org/kvm-irq-series.git",
-        "kernel_url": "https://lab.example.org/kernel/Image",
-        "ramdisk_url": "https://lab.example.org/debian-12-arm64/initrd.img.gz",
-        "nfsrootfs_url": "https://lab.example.org/debian-12-arm64/rootfs.tar.xz",
-        "kit_packages": KIT})())
+    hw = lava.hw_values(hw_args())
     return {"qemu-job.yaml": lava.render("qemu-job.yaml", v),
             "qemu-device.yaml": lava.render("qemu-device.yaml", v),
             "hw-job.yaml": lava.render("hw-job.yaml", hw)}
@@ -82,6 +87,99 @@ class LavaJobs(unittest.TestCase):
         jobs = golden_jobs()["qemu-job.yaml"]
         # 180 + 180 + 180 + 120 s of the run list -> 11 min, + 5 of margin
         self.assertIn("    timeout:\n      minutes: 16\n    definitions:", jobs)
+
+
+# Stand-ins for the device's commands: each logs its arguments; make
+# hw-run leaves a summary.json with a failed selftest and a kcidb.json and
+# fails as make does (2); make hw-bench fails without a result file.
+STUB_MAKE = r"""#!/bin/sh
+echo "make $*" >>"$STUBLOG"
+base=mainline
+for a in "$@"; do case "$a" in BASE=*) base=${a#BASE=} ;; esac; done
+case " $* " in
+*" hw-run "*)
+	d=out/results/$base/lava-hw-run
+	mkdir -p "$d"
+	printf '%s' '{"details": [{"name": "vgic_irq", "result": "fail", "duration": 3}, {"name": "vgic_init", "result": "pass", "duration": 2}], "boot": {"result": "done"}}' >"$d/summary.json"
+	printf '%s' '{"version": {"major": 5, "minor": 3}, "tests": []}' >"$d/kcidb.json"
+	echo "make: *** [Makefile:61: hw-run] Error 1" >&2
+	exit 2 ;;
+*" hw-bench "*) exit 2 ;;
+esac
+"""
+STUB_LOG = '#!/bin/sh\necho "$(basename "$0") $*" >>"$STUBLOG"\n'
+
+
+class HwJobSteps(unittest.TestCase):
+    """The hardware job's steps as LAVA runs them (run.sh under set -e,
+    sh -e): a failing make hw-run must not end the test shell."""
+
+    def run_steps(self, steps, kit):
+        d = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, d)
+        stubs = os.path.join(d, "bin")
+        os.makedirs(stubs)
+        for name, text in (("make", STUB_MAKE), ("lava-test-case", STUB_LOG), ("apt-get", STUB_LOG),
+                           ("git", STUB_LOG), ("curl", STUB_LOG)):
+            with open(os.path.join(stubs, name), "w") as f:
+                f.write(text)
+            os.chmod(os.path.join(stubs, name), 0o755)
+        log = os.path.join(d, "calls.log")
+        with open(os.path.join(d, "run.sh"), "w") as f:
+            f.write("set -e\n" + "\n".join(steps) + "\necho after-the-steps\n")
+        env = dict(os.environ, PATH=stubs + os.pathsep + os.environ["PATH"], STUBLOG=log)
+        r = subprocess.run(["sh", "-e", os.path.join(d, "run.sh")], cwd=d, env=env,
+                           capture_output=True, text=True)
+        calls = []
+        if os.path.exists(log):
+            with open(log) as f:
+                calls = f.read().splitlines()
+        return r, calls
+
+    def job_steps(self, base, upload, kit):
+        import yaml
+        job = yaml.safe_load(lava.render("hw-job.yaml", lava.hw_values(hw_args(base, upload), kit=kit)))
+        self.assertEqual(job["metadata"]["base"], base)
+        test = [a["test"] for a in job["actions"] if "test" in a][0]
+        return test["definitions"][0]["repository"]["run"]["steps"]
+
+    def test_failing_hw_run(self):
+        for base, upload in (("mainline", ""), ("6.12", "https://lab.example.org/kcidb/")):
+            with self.subTest(base=base):
+                kit = tempfile.mkdtemp()
+                self.addCleanup(shutil.rmtree, kit)
+                os.symlink(SCRIPTS, os.path.join(kit, "scripts"))
+                r, calls = self.run_steps(self.job_steps(base, upload, kit), kit)
+                self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+                self.assertIn("after-the-steps", r.stdout, "a step ended the test shell")
+                self.assertIn("make hw-run exit 2", r.stdout)
+                self.assertIn(f"make hw-run BASE={base} RUN_NAME=lava-hw-run", calls)
+                # lava-report.py ran after the failed make: each selftest is a case
+                self.assertIn("lava-test-case vgic_irq --result fail --measurement 3 --units seconds", calls)
+                self.assertIn("lava-test-case vgic_init --result pass --measurement 2 --units seconds", calls)
+                # the KCIDB document is in the log (and uploaded when configured)
+                self.assertIn("KCIDB-JSON 1/1 ", r.stdout)
+                self.assertIn("lava-test-case kcidb --result pass", calls)
+                self.assertEqual([c for c in calls if c.startswith("curl")],
+                                 [f"curl -fsS --retry 3 -T out/results/{base}/lava-hw-run/kcidb.json {upload}"]
+                                 if upload else [])
+                # make hw-bench ran, and so did its report (no file: a failed case)
+                self.assertIn(f"make hw-bench BASE={base} RUN_NAME=lava", calls)
+                self.assertEqual(calls[-1], "lava-test-case harness-report --result fail")
+
+    def test_control_old_step_stops(self):
+        """The form the template had: the shell ends at make's failure (the
+        test above would catch it)."""
+        kit = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, kit)
+        r, calls = self.run_steps([f"cd {kit} && make hw-run RUN_NAME=lava-hw-run; echo \"hw-run exit $?\""], kit)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertNotIn("after-the-steps", r.stdout)
+        self.assertNotIn("hw-run exit", r.stdout)
+
+    def test_bad_base_refused(self):
+        with self.assertRaises(lava.LavaError):
+            lava.hw_values(hw_args("6.13"))
 
 
 class LavaResults(unittest.TestCase):
