@@ -102,6 +102,10 @@ rc=0
 python3 "$S"/ci/lava.py results --log "$dir/lava.log.yaml" --run-dir "$src" --tests "${LAVA_TESTS:-}" \
 	>"$dir/results.tsv" || rc=$?
 [ "$rc" -le 1 ] || die "LAVA's log could not be read (${dir#"$PWD"/}/lava.log.yaml)"
+# The same results as KCIDB (lava.py kcidb): the run's checkout and build,
+# LAVA's test cases with KernelCI's paths, the KUnit cases of its console.
+python3 "$S"/ci/lava.py kcidb --log "$dir/lava.log.yaml" --run-dir "$src" --tests "${LAVA_TESTS:-}" \
+	-o "$dir/kcidb.json" >/dev/null || warn "LAVA's results could not be written as KCIDB (${dir#"$PWD"/}/kcidb.json)"
 # make test's rows carry the base, like its other runs'.
 [ -n "${RESULTS_TSV:-}" ] && sed "s|^|$BASE/|" "$dir/results.tsv" >>"$RESULTS_TSV"
 awk -F'\t' '{ printf "[harness] lava: %-5s %s: %s\n", toupper($2), $1, $3 }' "$dir/results.tsv"

@@ -482,6 +482,51 @@ class Kcidb(unittest.TestCase):
         self.assertEqual(subprocess.run(run, capture_output=True).returncode, 1)
 
 
+class LavaKcidb(unittest.TestCase):
+    """lava.py kcidb: a lab's LAVA results as a KCIDB document."""
+
+    def run_kcidb(self, log, *args):
+        d = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, d)
+        out = os.path.join(d, "kcidb.json")
+        r = subprocess.run([sys.executable, os.path.join(SCRIPTS, "ci", "lava.py"), "kcidb", "--log",
+                            os.path.join(CI, log), "-o", out, *args], capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        c = subprocess.run([sys.executable, os.path.join(SCRIPTS, "ci", "kcidb.py"), "--check", out, "--strict"],
+                           capture_output=True, text=True)
+        self.assertEqual(c.returncode, 0, c.stderr)
+        with open(out) as f:
+            return json.load(f)
+
+    def test_qemu_job(self):
+        doc = self.run_kcidb("lava.log.yaml", "--run-dir", os.path.join(CI, "run"),
+                             "--tests", "vgic_init pv_state kvm_binary_stats_test hypercalls arch_timer",
+                             "--log-url", "https://lab.example.org/jobs/1796319766.log")
+        got = {t["path"]: t["status"] for t in doc["tests"]}
+        self.assertEqual(got["boot"], "PASS")
+        self.assertEqual(got["kselftest.kvm.kvm_vgic_init"], "PASS")
+        self.assertEqual(got["kselftest.kvm.kvm_kvm_binary_stats_test"], "PASS")
+        self.assertEqual(got["kselftest.kvm.kvm_arch_timer"], "MISS")  # planned, never reported
+        self.assertEqual(got["kunit.exec.irq_bypass.bypass_duplicates_rejected"], "FAIL")
+        self.assertTrue(all(t["id"].startswith("kvm_arm64_irq_series:lava-1796319766.") for t in doc["tests"]))
+        self.assertTrue(all(t["log_url"] == "https://lab.example.org/jobs/1796319766.log" for t in doc["tests"]))
+        # the checkout and build are the run's (the same ids: they merge)
+        run = kcidb.build_doc(os.path.join(CI, "run"), "kvm_arm64_irq_series", None)
+        self.assertEqual(doc["builds"][0]["id"], run["builds"][0]["id"])
+
+    def test_hardware_job(self):
+        doc = self.run_kcidb("lava-hw.log.yaml", "--job-id", "4711")
+        self.assertEqual({t["path"]: t["status"] for t in doc["tests"]},
+                         {"kselftest.kvm.kvm_vgic_irq": "FAIL", "kselftest.kvm.kvm_vgic_init": "PASS"})
+        self.assertTrue(all(t["environment"]["misc"]["lava_job_id"] == "4711" for t in doc["tests"]))
+
+    def test_chunks_round_trip(self):
+        doc = self.run_kcidb("lava-hw.log.yaml")
+        lines = ["[ 9.0] noise"] + [f"prefix {x}" for x in kcidb.chunk_lines(doc, width=50)]
+        self.assertEqual(kcidb.from_chunks(lines), [doc])
+        self.assertEqual(kcidb.from_chunks(lines[:-1]), [], "an incomplete document is left out")
+
+
 class Modules(unittest.TestCase):
     def run_modules(self, *names):
         r = subprocess.run([sys.executable, os.path.join(SCRIPTS, "ci", "modules.py"),
