@@ -362,19 +362,13 @@ class Kcidb(unittest.TestCase):
         self.assertEqual(kst["log_url"], url + "/tap.txt")
         self.assertEqual(kcidb.check(d), [])
         # the debug run's fragments included an absolute path (config_name
-        # leaked the runner's OUT)
-        meta_dir = tempfile.mkdtemp()
-        self.addCleanup(shutil.rmtree, meta_dir)
-        for f in ("metadata.json", "summary.json"):
-            shutil.copy(os.path.join(CI, "run", f), meta_dir)
-        with open(os.path.join(meta_dir, "metadata.json")) as f:
-            meta = json.load(f)
-        meta["config"]["fragments"] = ["kvm-host", "debug", "/srv/ci/out/work/mainline/patched/kunit-boot.config"]
-        meta["prebuilt_kernel"] = {"origin": "/home/lab/kernels/Image", "has_series": False}
-        with open(os.path.join(meta_dir, "metadata.json"), "w") as f:
-            json.dump(meta, f)
-        doc = kcidb.build_doc(meta_dir, "kvm_arm64_irq_series", None)
-        self.assertEqual(kcidb.build_doc(os.path.join(CI, "run"), "o", None)["builds"][0]["config_name"], "kvm-host")
+        # leaked the runner's OUT), and so can a prebuilt kernel's origin
+        frags = ["kvm-host", "debug", "/srv/ci/out/work/mainline/patched/kunit-boot.config"]
+
+        def paths(meta):
+            meta["config"]["fragments"] = frags
+            meta["prebuilt_kernel"] = {"origin": "/home/lab/kernels/Image", "has_series": False}
+        doc = kcidb.build_doc(self.edited_run(paths), "kvm_arm64_irq_series", None)
         strings = []
 
         def walk(o):
@@ -386,10 +380,21 @@ class Kcidb(unittest.TestCase):
                 strings.append(o)
         walk(doc)
         self.assertEqual([x for x in strings if re.search(r"(^|[\s:(+])/(?!/)", x)], [])
-        meta["prebuilt_kernel"] = None
-        with open(os.path.join(meta_dir, "metadata.json"), "w") as f:
+        debug = self.edited_run(lambda meta: meta["config"].__setitem__("fragments", frags))
+        self.assertEqual(kcidb.build_doc(debug, "o", None)["builds"][0]["config_name"], "kvm-host+debug+kunit-boot")
+
+    def edited_run(self, edit):
+        """A copy of the fixture run whose metadata.json edit() changed."""
+        d = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, d)
+        for f in ("metadata.json", "summary.json"):
+            shutil.copy(os.path.join(CI, "run", f), d)
+        with open(os.path.join(d, "metadata.json")) as f:
+            meta = json.load(f)
+        edit(meta)
+        with open(os.path.join(d, "metadata.json"), "w") as f:
             json.dump(meta, f)
-        self.assertEqual(kcidb.build_doc(meta_dir, "o", None)["builds"][0]["config_name"], "kvm-host+debug+kunit-boot")
+        return d
 
     def test_bench_numbers(self):
         d = self.doc("bench")
@@ -440,16 +445,11 @@ class Kcidb(unittest.TestCase):
             self.assertEqual(bool(kcidb.check(d)), bool(theirs), f"{what}: kcidb-io says {theirs[:2]}")
 
     def test_prebuilt_own_checkout(self):
-        d = tempfile.mkdtemp()
-        self.addCleanup(shutil.rmtree, d)
-        for f in ("metadata.json", "summary.json"):
-            shutil.copy(os.path.join(CI, "run", f), d)
-        with open(os.path.join(d, "metadata.json")) as f:
-            meta = json.load(f)
-        meta["prebuilt_kernel"] = {"origin": "linux-image-6.12.95+deb12-arm64 6.12.95-1~bpo12+1", "has_series": False}
-        meta["artefacts"] = {"dir": "artefacts", "image_sha256": "27f833e233753a0a" + "0" * 48}
-        with open(os.path.join(d, "metadata.json"), "w") as f:
-            json.dump(meta, f)
+        def prebuilt(meta):
+            meta["prebuilt_kernel"] = {"origin": "linux-image-6.12.95+deb12-arm64 6.12.95-1~bpo12+1",
+                                       "has_series": False}
+            meta["artefacts"] = {"dir": "artefacts", "image_sha256": "27f833e233753a0a" + "0" * 48}
+        d = self.edited_run(prebuilt)
         doc = kcidb.build_doc(d, "kvm_arm64_irq_series", os.path.join(ROOT, "patches", "mainline"))
         self.assertEqual(kcidb.check(doc) + kcidb.check_links(doc), [])
         ck = doc["checkouts"][0]
