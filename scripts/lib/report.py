@@ -91,15 +91,15 @@ def kunit_results(text):
     result pass, fail or skip; only the leaves (a suite's or a case's own
     line sums up its children). A suite whose result line never came (the
     kernel stopped in it) is ([suite], "error", reason). Lines that are
-    not KTAP (the rest of the console, a TAP stream at the top level) are
-    ignored."""
+    not KUnit's KTAP (the rest of the console, a TAP stream or a
+    "# Subtest:" at the top level) are ignored."""
     out, stack = [], []  # stack: (indentation of the children, name)
     for raw in text.splitlines():
         line = KTAP_STAMP.sub("", raw.rstrip("\r"))
         body = line.lstrip(" ")
         indent = len(line) - len(body)
         m = re.match(r"^# Subtest: (.+?)\s*$", body)
-        if m:
+        if m and indent >= 4:  # KUnit's suites start one level in
             while stack and stack[-1][0] >= indent:
                 stack.pop()
             stack.append((indent, m.group(1)))

@@ -306,7 +306,7 @@ class Kcidb(unittest.TestCase):
                 "[    1.1]     # Subtest: s\n[    1.1]     1..2\n"
                 "[    1.2]         # Subtest: c\n[    1.2]         ok 1 p=1\n[    1.2]         not ok 2 p=2\n"
                 "[    1.3]     not ok 1 c\n[    1.4]     ok 2 d # SKIP why\n[    1.5] not ok 1 s\n"
-                "TAP version 13\nok 1 selftests: kvm: vgic_init\n"
+                "TAP version 13\n# Subtest: top\nok 1 selftests: kvm: vgic_init\n"
                 "    # Subtest: t\n    ok 1 e\n")
         self.assertEqual(report.kunit_results(text), [
             (["s", "c", "p=1"], "pass", ""), (["s", "c", "p=2"], "fail", ""), (["s", "d"], "skip", "why"),
