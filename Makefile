@@ -25,7 +25,7 @@ help:
 	@echo "make test     the project's tests (harness, run lists on both bases; FULL=1: every run on both)"
 	@echo "make harness-test  the harness's own unit tests, lint gate (shellcheck, pyflakes) and input tests, no kernel build"
 	@echo "make lava     the QEMU run of LAVA_RUN as a LAVA job, run by Debian's lava-dispatcher (lava-run), results checked against make run's"
-	@echo "make lava-jobs  write the LAVA jobs only: the QEMU job (artefacts named by sha256) and the arm64 server template"
+	@echo "make lava-jobs  write the LAVA jobs only: the arm64 server template (BASE; no run needed) and, if LAVA_RUN kept its artefacts, the QEMU job"
 	@echo "make kunit    the KUnit suites of selftests/kunit.txt with kunit.py run (arm64, QEMU)"
 	@echo "make mutants  each mutant kernel (series + one deliberate bug) must fail the tests its header names"
 	@echo "make check    per-patch gates: apply, checkpatch, bisect builds (arm64, x86_64), sparse, W=1, kernel-doc, clang"

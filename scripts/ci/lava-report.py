@@ -10,6 +10,15 @@
                                          as the measurement, with its unit
     lava-report.py --print FILE          print the lava-test-case commands
                                          instead of running them
+    lava-report.py --kcidb <kcidb.json> [--upload URL]
+                                         print make hw-run's KCIDB document
+                                         into the log (numbered
+                                         "KCIDB-JSON i/n" lines: lava.py
+                                         kcidb reads them back) and PUT it
+                                         to URL (curl -T; a URL ending in /
+                                         gets the file's name); its test
+                                         case "kcidb" passes when both
+                                         worked
 
 lava-test-case is the LAVA test shell's own command (on PATH in a test
 shell); each call is one result LAVA records. Exit 0 once the results are
@@ -18,10 +27,14 @@ step must still run); 2 when the file cannot be read (recorded as a failed
 case "harness-report").
 """
 import json
+import os
 import re
 import statistics
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import kcidb  # noqa: E402
 
 RESULT = {"pass": "pass", "fail": "fail", "skip": "skip", "error": "fail", "notrun": "skip"}
 
@@ -59,8 +72,35 @@ def commands(doc):
     return cmds, failed
 
 
+def report_kcidb(path, upload):
+    """Print the KCIDB document into the log, PUT it to upload (if set);
+    one test case "kcidb" for both."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            doc = json.load(f)
+    except (OSError, ValueError) as e:
+        print(f"lava-report.py: no KCIDB document: cannot read {path}: {e}", file=sys.stderr)
+        subprocess.call(["lava-test-case", "kcidb", "--result", "fail"])
+        return 2
+    print(f"lava-report.py: {path}: {len(doc.get('tests', []))} KCIDB tests (lava.py kcidb reads the lines below back)")
+    for line in kcidb.chunk_lines(doc):
+        print(line)
+    ok = True
+    if upload:
+        rc = subprocess.call(["curl", "-fsS", "--retry", "3", "-T", path, upload])
+        print(f"lava-report.py: curl -T {os.path.basename(path)} {upload}: exit {rc}")
+        ok = rc == 0
+    subprocess.call(["lava-test-case", "kcidb", "--result", "pass" if ok else "fail"])
+    return 0
+
+
 def main():
     args = sys.argv[1:]
+    if args[:1] == ["--kcidb"]:
+        if len(args) not in (2, 4) or (len(args) == 4 and args[2] != "--upload"):
+            print("usage: lava-report.py --kcidb <kcidb.json> [--upload URL]", file=sys.stderr)
+            return 2
+        return report_kcidb(args[1], args[3] if len(args) == 4 else "")
     dry = bool(args) and args[0] == "--print"
     if dry:
         args = args[1:]

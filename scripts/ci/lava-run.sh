@@ -12,44 +12,80 @@
 #   LAVA_URL_BASE=https://...  where a lab serves the artefacts (the job
 #                          then names them there, and lava-run downloads
 #                          them from there: copy artefacts/ first)
-# make lava-jobs (--jobs-only): write the job files only -- the QEMU job and
-# the hardware job template -- under out/results/<base>/lava-jobs/.
+# make lava-jobs (--jobs-only): write the job files only, under
+# out/results/<base>/lava-jobs/: the hardware job template (hw-job.yaml, for
+# BASE; needs no make run) and, when the run LAVA_RUN kept its artefacts, the
+# QEMU job (qemu/: job, device, content-named artefacts); without such a run
+# the QEMU job is skipped with a line that says how to get one.
+#   LAVA_DEVICE_TYPE, LAVA_PROJECT_URL, LAVA_KCIDB_UPLOAD: the hardware
+#                          template's device type, project git URL, and the
+#                          URL its job PUTs make hw-run's kcidb.json to
 # Results: out/results/<base>/lava-<run>/ (job.yaml, device.yaml,
 # lava.log.yaml, results.tsv: a row per test, a row for the job, a row
-# comparing LAVA's results with make run's). Exit 0 all equal and passed,
+# comparing LAVA's results with make run's; kcidb.json: LAVA's results as
+# KCIDB, lava.py kcidb). Exit 0 all equal and passed,
 # 1 a test failed or differed, 2 harness error (no such run, no lava-run).
 . "$(dirname "$0")/../lib/lib.sh"
 phase_start lava
 S=$HARNESS_ROOT/scripts
 jobs_only=""
-[ "${1:-}" = --jobs-only ] && jobs_only=1
+case "$*" in
+	--jobs-only) jobs_only=1 ;;
+	"") ;;
+	*) die "unknown argument(s) '$*'" "the only one is --jobs-only (make lava-jobs); set variables instead (make help)" ;;
+esac
 LAVA_RUN=${LAVA_RUN:-test-debug}
 check_name LAVA_RUN "$LAVA_RUN"
-case "${LAVA_URL_BASE:-}" in ''|https://*|file://*) ;; *) die "LAVA_URL_BASE=$LAVA_URL_BASE: use https://<lab file server>/<dir> or file://<dir>" ;; esac
+case "${LAVA_URL_BASE:-}" in ''|https://*|http://*|file://*) ;; *) die "LAVA_URL_BASE=$LAVA_URL_BASE: use https://<lab file server>/<dir> (or http://, or file://<dir>)" ;; esac
+case "${LAVA_KCIDB_UPLOAD:-}" in ''|https://*|http://*) ;; *) die "LAVA_KCIDB_UPLOAD=$LAVA_KCIDB_UPLOAD: use an http(s):// URL the device can PUT kcidb.json to" ;; esac
 src=$RESULTS_DIR/$LAVA_RUN
-[ -f "$src/metadata.json" ] && [ -f "$src/runlist.tsv" ] ||
-	die "no make run named '$LAVA_RUN' under ${RESULTS_DIR#"$PWD"/}" \
-		"run it first (make run RUN_NAME=$LAVA_RUN), or name one of: $(cd "$RESULTS_DIR" 2>/dev/null && ls -d */ 2>/dev/null | tr -d / | tr '\n' ' ')"
-[ -f "$src/artefacts/Image" ] && [ -f "$src/artefacts/initramfs.cpio" ] ||
-	die "run '$LAVA_RUN' kept no artefacts/Image and artefacts/initramfs.cpio" "rerun it: make run keeps what it booted"
+# kept_run <dir>: a make run that kept what it booted (the QEMU job boots it).
+kept_run() {
+	[ -f "$1/metadata.json" ] && [ -f "$1/runlist.tsv" ] && [ -f "$1/artefacts/Image" ] &&
+		[ -f "$1/artefacts/initramfs.cpio" ]
+}
+# The runs under RESULTS_DIR a QEMU job can boot, space-separated.
+kept_runs() {
+	local d
+	for d in "$RESULTS_DIR"/*/; do
+		kept_run "$d" && basename "$d"
+	done 2>/dev/null | tr '\n' ' ' | sed 's/ $//'
+}
+# What to do without such a run (make test's debug run is the default:
+# its kernel runs the KUnit suites at boot; any make run will do).
+no_run_hint() {
+	local have
+	have=$(kept_runs)
+	if [ -n "$have" ]; then
+		echo "name one of these runs with LAVA_RUN=: $have"
+	else
+		echo "there is none under ${RESULTS_DIR#"$PWD"/} yet: make test makes test-debug (the debug kernel, KUnit at boot), or make run RUN_NAME=<name> then LAVA_RUN=<name>"
+	fi
+}
 lock_out
-[ -n "$jobs_only" ] || LAVA=1 "$S"/deps.sh || exit 2
-lava_root=$OUT/cache/lava-root/${LAVA_WORKER:-trixie}
-[ -n "$jobs_only" ] || [ -x "$lava_root/root/usr/bin/lava-run" ] ||
-	die "LAVA's root ${lava_root#"$PWD"/} has no lava-run" "as root: make deps LAVA=1"
 if [ -n "$jobs_only" ]; then
 	dir=$RESULTS_DIR/lava-jobs
 	rm -rf "$dir"
 	mkdir -p "$dir"
-	python3 "$S"/ci/lava.py qemu --run-dir "$src" --out "$dir/qemu" --tests "${LAVA_TESTS:-}" \
-		--url-base "${LAVA_URL_BASE:-}" --qemu "${QEMU:-qemu-system-aarch64}" || exit 2
 	rev=$(git -C "$HARNESS_ROOT" rev-parse HEAD 2>/dev/null || echo main)
-	python3 "$S"/ci/lava.py hw --out "$dir/hw-job.yaml" --device-type "${LAVA_DEVICE_TYPE:-LAB-DEVICE-TYPE}" \
+	python3 "$S"/ci/lava.py hw --out "$dir/hw-job.yaml" --base "$BASE" --device-type "${LAVA_DEVICE_TYPE:-LAB-DEVICE-TYPE}" \
 		--revision "$rev" --project-url "${LAVA_PROJECT_URL:-https://example.org/kvm-irq-series.git}" \
-		--kit-packages "$("$S"/deps.sh --kit-packages)" || exit 2
-	status "jobs in ${dir#"$PWD"/}: qemu/job.yaml (+ device.yaml, artefacts/), hw-job.yaml"
+		--kcidb-upload "${LAVA_KCIDB_UPLOAD:-}" --kit-packages "$("$S"/deps.sh --kit-packages)" >/dev/null || exit 2
+	if kept_run "$src"; then
+		python3 "$S"/ci/lava.py qemu --run-dir "$src" --out "$dir/qemu" --tests "${LAVA_TESTS:-}" \
+			--url-base "${LAVA_URL_BASE:-}" --qemu "${QEMU:-qemu-system-aarch64}" >/dev/null || exit 2
+		status "jobs in ${dir#"$PWD"/}: hw-job.yaml (BASE=$BASE), qemu/job.yaml (+ device.yaml, artefacts/) of run $LAVA_RUN"
+	else
+		info "QEMU job skipped: no make run named '$LAVA_RUN' kept its artefacts -- $(no_run_hint)"
+		status "jobs in ${dir#"$PWD"/}: hw-job.yaml (BASE=$BASE)"
+	fi
 	exit 0
 fi
+kept_run "$src" || die "no make run named '$LAVA_RUN' kept its artefacts (Image, initramfs) under ${RESULTS_DIR#"$PWD"/}" "$(no_run_hint)"
+LAVA=1 "$S"/deps.sh || exit 2
+lava_root=$OUT/cache/lava-root/${LAVA_WORKER:-trixie}
+[ -x "$lava_root/root/usr/bin/lava-run" ] ||
+	die "LAVA's root ${lava_root#"$PWD"/} has no lava-run" "as root: make deps LAVA=1"
 dir=$RESULTS_DIR/lava-$LAVA_RUN
 rm -rf "$dir"
 mkdir -p "$dir"
@@ -73,6 +109,10 @@ rc=0
 python3 "$S"/ci/lava.py results --log "$dir/lava.log.yaml" --run-dir "$src" --tests "${LAVA_TESTS:-}" \
 	>"$dir/results.tsv" || rc=$?
 [ "$rc" -le 1 ] || die "LAVA's log could not be read (${dir#"$PWD"/}/lava.log.yaml)"
+# The same results as KCIDB (lava.py kcidb): the run's checkout and build,
+# LAVA's test cases with KernelCI's paths, the KUnit cases of its console.
+python3 "$S"/ci/lava.py kcidb --log "$dir/lava.log.yaml" --run-dir "$src" --tests "${LAVA_TESTS:-}" \
+	-o "$dir/kcidb.json" >/dev/null || warn "LAVA's results could not be written as KCIDB (${dir#"$PWD"/}/kcidb.json)"
 # make test's rows carry the base, like its other runs'.
 [ -n "${RESULTS_TSV:-}" ] && sed "s|^|$BASE/|" "$dir/results.tsv" >>"$RESULTS_TSV"
 awk -F'\t' '{ printf "[harness] lava: %-5s %s: %s\n", toupper($2), $1, $3 }' "$dir/results.tsv"

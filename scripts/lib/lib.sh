@@ -176,6 +176,9 @@ kernel_cc_version() {
 }
 JOBS=${JOBS:-$(nproc)}
 case "$JOBS" in ''|0|*[!0-9]*) _input_error=${_input_error:-"JOBS=$JOBS: use a whole number of parallel jobs, 1 or more"} ;; esac
+case "${KCIDB_URL_BASE:-}" in *[[:space:]]*) ;; ''|https://?*|http://?*|file://?*) _kub_ok=1 ;; esac
+[ -n "${_kub_ok:-}" ] || _input_error=${_input_error:-"KCIDB_URL_BASE=$KCIDB_URL_BASE: use https://<file server>/<dir> (or http://, file://), the URL of out/results/<base>/"}
+unset _kub_ok
 
 # Reproducible, cache-friendly builds: the same inputs give the same objects.
 export KBUILD_BUILD_USER=harness KBUILD_BUILD_HOST=harness

@@ -77,6 +77,50 @@ def parse_tap(text):
     return plan, tests
 
 
+# KUnit's results as a kernel prints them at boot (KTAP: "# Subtest:
+# <suite>" at the suite's indentation, its cases' "ok N <case>" lines at the
+# same one, the suite's own result four spaces further out), printk's
+# "[    1.234567] " prefix or none.
+KTAP_STAMP = re.compile(r"^\[\s*\d+\.\d+\] ?")
+KTAP_RESULT = re.compile(r"^(not ok|ok) \d+ (.*?)(?:\s+#\s*(.*))?$")
+
+
+def kunit_results(text):
+    """The KUnit test cases in a console, in order: (path, result,
+    reason), path [suite, case] (a parameterised case adds its parameter),
+    result pass, fail or skip; only the leaves (a suite's or a case's own
+    line sums up its children). A suite whose result line never came (the
+    kernel stopped in it) is ([suite], "error", reason). Lines that are
+    not KUnit's KTAP (the rest of the console, a TAP stream or a
+    "# Subtest:" at the top level) are ignored."""
+    out, stack = [], []  # stack: (indentation of the children, name)
+    for raw in text.splitlines():
+        line = KTAP_STAMP.sub("", raw.rstrip("\r"))
+        body = line.lstrip(" ")
+        indent = len(line) - len(body)
+        m = re.match(r"^# Subtest: (.+?)\s*$", body)
+        if m and indent >= 4:  # KUnit's suites start one level in
+            while stack and stack[-1][0] >= indent:
+                stack.pop()
+            stack.append((indent, m.group(1)))
+            continue
+        m = KTAP_RESULT.match(body)
+        if not m or not stack:
+            continue
+        ok, name, directive = m.group(1) == "ok", m.group(2).strip(), (m.group(3) or "").strip()
+        if stack[-1] == (indent + 4, name):
+            stack.pop()
+        elif stack[-1][0] == indent:
+            if ok and directive.upper().startswith("SKIP"):
+                result, reason = "skip", directive[4:].strip()
+            else:
+                result, reason = ("pass", "") if ok else ("fail", directive)
+            out.append(([n for _, n in stack] + [name], result, reason))
+    if stack:
+        out.append(([stack[0][1]], "error", "no result line for the suite: the kernel stopped in it"))
+    return out
+
+
 L2_PREFIX = "# l2-console: "
 
 

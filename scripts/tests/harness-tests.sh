@@ -249,6 +249,19 @@ input_cases() {
 	EXPECT_TIMEOUT=30 expect early-kernel-modules-alone 2 'KERNEL_CONFIG/KERNEL_MODULES without KERNEL_IMAGE' -- env KERNEL_MODULES=/tmp "$S"/run.sh
 	EXPECT_TIMEOUT=30 expect early-lava-run 2 "no make run named 'no-such-run'" -- env LAVA_RUN=no-such-run "$S"/ci/lava-run.sh
 	EXPECT_TIMEOUT=30 expect early-lava-url 2 'LAVA_URL_BASE=ftp://x: use https://' -- env LAVA_URL_BASE=ftp://x "$S"/ci/lava-run.sh
+	EXPECT_TIMEOUT=30 expect lava-unknown-arg 2 "unknown argument\(s\) '--dry-run'" -- "$S"/ci/lava-run.sh --dry-run
+	# make lava-jobs needs no make run for the hardware template (it
+	# demanded a QEMU debug run); the QEMU job is skipped with the way to
+	# get one. The template carries the base.
+	if EXPECT_TIMEOUT=60 expect_ok lava-jobs-without-run "QEMU job skipped: no make run named 'no-such-run'" -- \
+		env BASE=6.12 LAVA_RUN=no-such-run "$S"/ci/lava-run.sh --jobs-only; then
+		local hwj=$OUT/results/6.12/lava-jobs/hw-job.yaml
+		if grep -q 'make hw-run BASE=6.12 ' "$hwj" 2>/dev/null && [ ! -e "$(dirname "$hwj")/qemu" ]; then
+			result harness/lava-jobs-hw-base pass "hw-job.yaml runs make hw-run BASE=6.12; no qemu/"
+		else
+			result harness/lava-jobs-hw-base fail "$hwj: no 'make hw-run BASE=6.12', or a qemu/ job without a run"
+		fi
+	fi
 	EXPECT_TIMEOUT=30 expect early-watchdog 2 'WATCHDOG=-5: use a whole number' -- env WATCHDOG=-5 "$S"/run.sh
 	EXPECT_TIMEOUT=30 expect early-jobs 2 'JOBS=0: use a whole number of parallel jobs' -- env JOBS=0 "$S"/run.sh
 	EXPECT_TIMEOUT=30 expect early-l2 2 'L2=yes: use 1' -- env L2=yes "$S"/run.sh
