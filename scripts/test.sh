@@ -307,8 +307,9 @@ done
 phase_done base-cache-check
 info "disk: $(du -sh "$OUT" 2>/dev/null | cut -f1) in $OUT, $(df -h --output=avail "$OUT" | tail -n 1 | tr -d ' ') free"
 
-# Every run's KCIDB file, merged into one a CI can submit, and checked.
-mapfile -t kfiles < <(find "$OUT/results" -path '*/test-*/kcidb.json' -newer "$OUT/tests/started" 2>/dev/null | sort)
+# Every run's KCIDB file (and make lava's, its LAVA job's results), merged
+# into one a CI can submit, and checked.
+mapfile -t kfiles < <(find "$OUT/results" \( -path '*/test-*/kcidb.json' -o -path '*/lava-test-*/kcidb.json' \) -newer "$OUT/tests/started" 2>/dev/null | sort)
 if [ ${#kfiles[@]} -gt 0 ]; then
 	if python3 "$S"/ci/kcidb.py --merge "${kfiles[@]}" -o "$OUT/tests/kcidb.json" 2>"$OUT/tests/kcidb.err"; then
 		printf 'harness/kcidb\tpass\t%s\n' "$OUT/tests/kcidb.json: ${#kfiles[@]} runs, KCIDB v5.3 rules hold (scripts/ci/kcidb.py --check)" >>"$RESULTS_TSV"
