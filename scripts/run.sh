@@ -36,7 +36,36 @@ export RUN_DIR=$RESULTS_DIR/$RUN_NAME
 # (before KERNEL_IMAGE=debian becomes the cache's paths: the reproducer
 # says "debian")
 repro=$(run_reproducer)
-[ "${1:-}" = --dry-run ] && { echo "$repro"; exit 0; }
+# The dry run: what the run would fetch, build and boot, and the command
+# that reproduces it; nothing is written.
+if [ "${1:-}" = --dry-run ]; then
+	if [ -n "${KERNEL_SRC:-}" ]; then
+		echo "[harness] run: dry run: base: your tree $KERNEL_SRC (read only)"
+	elif [ -f "$OUT/state/$BASE/base.env" ]; then
+		echo "[harness] run: dry run: base: $BASE_PACKAGE $BASE_PACKAGE_VERSION, cached under ${OUT#"$PWD"/}/cache"
+	else
+		echo "[harness] run: dry run: base: $BASE_PACKAGE $BASE_PACKAGE_VERSION from ${BASE_SUITE#* } (about 170 MB to download, 1.5 GB unpacked)"
+	fi
+	series="none (the base alone)"
+	[ -z "$PATCHES" ] || series="${PATCHES#"$HARNESS_ROOT"/} ($(series_list "$PATCHES" | wc -l) patches)"
+	pp=$(project_patches_dir)
+	[ -z "$pp" ] || series="$series, then the project's own ${pp#"$HARNESS_ROOT"/} ($(series_list "$pp" | wc -l))"
+	echo "[harness] run: dry run: series: $series"
+	if [ -n "${KERNEL_IMAGE:-}" ]; then
+		kdesc=$KERNEL_IMAGE
+		[ "$KERNEL_IMAGE" != debian ] || kdesc="Debian's arm64 kernel package (${DEBIAN_KERNEL_PACKAGE:-linux-image-arm64} from ${DEBIAN_KERNEL_SUITE:-bookworm-backports}, fetched)"
+		echo "[harness] run: dry run: kernel: $kdesc; no kernel build (the selftests still build from the tree)"
+	else
+		echo "[harness] run: dry run: kernel: build with fragments '$FRAGMENTS' (2 cores: 8-11 min with an empty ccache, about a minute when nothing changed)"
+	fi
+	rl=${RUNLIST#"$HARNESS_ROOT"/}
+	tests="all $(grep -cvE '^[[:space:]]*(#|$)' "$RUNLIST" || true) entries of $rl"
+	[ -z "${ONLY:-}" ] || tests="ONLY=$ONLY of $rl"
+	echo "[harness] run: dry run: tests: $tests, minus the skip lists (timeouts of the whole list: $(awk '!/^[[:space:]]*(#|$)/ { s += $2 } END { print s + 0 }' "$RUNLIST")s)"
+	echo "[harness] run: dry run: boot: QEMU TCG, $HOST_MODE host, GICv$GIC, $SMP CPUs, $MEM${L2:+, L2=$L2}; results in ${RUN_DIR#"$PWD"/}"
+	echo "$repro"
+	exit 0
+fi
 lock_out
 
 # Nothing of an earlier run under this name survives into this one: a run

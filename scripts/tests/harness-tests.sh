@@ -278,6 +278,9 @@ input_cases() {
 	EXPECT_TIMEOUT=30 expect hw-pv-ab-dry-run-value 2 'DRY_RUN=yes: use DRY_RUN=1' -- \
 		make -s -C "$HARNESS_ROOT" hw-pv-ab DRY_RUN=yes
 	EXPECT_TIMEOUT=30 expect_ok run-dry-run "^make run ONLY='vgic_init'$" -- make -s -C "$HARNESS_ROOT" run DRY_RUN=1 ONLY=vgic_init
+	# ... and says what it would fetch, build and boot (it printed only the
+	# reproducer: newcomer trial L2, 2026-12-07).
+	EXPECT_TIMEOUT=30 expect_ok run-dry-run-plan "dry run: kernel: build with fragments 'kvm-host' .* min" -- make -s -C "$HARNESS_ROOT" run DRY_RUN=1 ONLY=vgic_init
 
 	# A child started with another BASE (make test runs both bases from
 	# one process) takes its own base's series, not its parent's default.
