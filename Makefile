@@ -90,3 +90,8 @@ clean:
 
 distclean:
 	@scripts/clean.sh --all
+
+# A target no rule makes: name make help (make's own "No rule to make
+# target" says nothing of where the targets are listed).
+.DEFAULT:
+	@echo "make: no target '$@' here -- make help lists the targets and variables" >&2; exit 2

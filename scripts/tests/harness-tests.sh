@@ -273,6 +273,8 @@ input_cases() {
 	# Guessed dry runs and help flags are refused, never run for real.
 	EXPECT_TIMEOUT=30 expect run-unknown-arg 2 "run.sh: unknown argument\(s\) '--dryrun'" -- "$S"/run.sh --dryrun
 	EXPECT_TIMEOUT=30 expect check-arg 2 "check.sh takes no arguments \('--help'\)" -- "$S"/check.sh --help
+	# A target no rule makes names make help (issue 55).
+	EXPECT_TIMEOUT=30 expect unknown-target 2 "no target 'rnu' here -- make help lists" -- make -s -C "$HARNESS_ROOT" rnu
 	EXPECT_TIMEOUT=30 expect test-dry-run 2 'DRY_RUN=1: this command has no dry run' -- \
 		make -s -C "$HARNESS_ROOT" test DRY_RUN=1
 	EXPECT_TIMEOUT=30 expect hw-pv-ab-dry-run-value 2 'DRY_RUN=yes: use DRY_RUN=1' -- \
