@@ -280,7 +280,14 @@ grep -rl 'invalid\.example' "$EXPORT_DIR" --include='*.patch' >/dev/null &&
 # A reference the series could not fill in here ("[link needed: ...]",
 # "[sha needed]") must not reach a list.
 todo=$(grep -rlE '\[(link|sha) needed' "$EXPORT_DIR" --include='*.patch' | xargs -r -n1 basename | tr '\n' ' ')
-[ -z "$todo" ] || die "mails with an unfilled reference ([link needed] / [sha needed]): $todo" "fill it in the patch in $PATCHES"
+# The export proof of make test (scripts/tests/export-test.sh,
+# EXPORT_PROOF_ONLY=1) goes on, to prove that the mails apply, and reports
+# the references as open; make export refuses them.
+if [ -n "$todo" ]; then
+	[ "${EXPORT_PROOF_ONLY:-0}" = 1 ] ||
+		die "mails with an unfilled reference ([link needed] / [sha needed]): $todo" "fill it in the patch in $PATCHES"
+	warn "unfilled references, for the sender to fill before sending (make export refuses them): $todo"
+fi
 
 # --- proof: each mail series applies where its mails say ---------------------
 # Mail series k, with git am and with b4 am (as a maintainer applies it from
