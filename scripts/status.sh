@@ -5,8 +5,12 @@
 # cannot tell a test failure from a harness error by make's status alone;
 # this keeps the script's own status (0 pass, 1 test failure, 2 harness
 # error) in $OUT/status/<target> (one number), and exits with it. Not for
-# make distclean (it removes OUT). An OUT that cannot be written (read-only)
-# keeps no status file; the command has already said why.
+# make distclean (it removes OUT). The status file goes only into an OUT
+# the harness made (its .harness-owned, lib.sh's lock_out): a refused /,
+# $HOME or foreign directory gets nothing. A dry run (DRY_RUN set, also to
+# a refused value) writes none: the last real run's status stays. An OUT
+# that cannot be written (read-only) keeps no status file; the command has
+# already said why.
 target=$1
 shift
 # The harness's internal variables are not the user's: one exported in the
@@ -21,7 +25,7 @@ rc=$?
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${OUT:-$root/out}
 case "$out" in /*) ;; *) out=$PWD/$out ;; esac
-if [ -d "$out" ] && mkdir -p "$out/status" 2>/dev/null; then
+if [ "${DRY_RUN-0}" = 0 ] && [ -e "$out/.harness-owned" ] && mkdir -p "$out/status" 2>/dev/null; then
 	echo "$rc" >"$out/status/$target" 2>/dev/null || true
 fi
 exit "$rc"

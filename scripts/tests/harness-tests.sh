@@ -142,17 +142,19 @@ input_cases() {
 	# each of these must fail within seconds (EXPECT_TIMEOUT), not after a
 	# kernel build.
 
-	# The script's own status survives make: out/status/<target>.
+	# The script's own status survives make: out/status/<target> (in an
+	# OUT the harness made).
 	local st
 	st=$(mktemp -d "$LOGS/status.XXXXXX")
-	make -s -C "$HARNESS_ROOT" run DRY_RUN=1 SMP=0 OUT="$st" >"$LOGS/status-bad.log" 2>&1
+	touch "$st/.harness-owned"
+	make -s -C "$HARNESS_ROOT" run SMP=0 OUT="$st" >"$LOGS/status-bad.log" 2>&1
 	local bad_rc=$? bad_st
 	bad_st=$(cat "$st/status/run" 2>/dev/null)
-	make -s -C "$HARNESS_ROOT" run DRY_RUN=1 OUT="$st" >"$LOGS/status-ok.log" 2>&1
-	if [ "$bad_rc" = 2 ] && [ "$bad_st" = 2 ] && [ "$(cat "$st/status/run" 2>/dev/null)" = 0 ]; then
-		result harness/make-status-file pass "make run with SMP=0: make 2, status/run 2; a good dry run: status/run 0"
+	make -s -C "$HARNESS_ROOT" clean OUT="$st" >"$LOGS/status-ok.log" 2>&1
+	if [ "$bad_rc" = 2 ] && [ "$bad_st" = 2 ] && [ "$(cat "$st/status/clean" 2>/dev/null)" = 0 ]; then
+		result harness/make-status-file pass "make run with SMP=0: make 2, status/run 2; make clean: status/clean 0"
 	else
-		result harness/make-status-file fail "make $bad_rc, status/run '$bad_st', then '$(cat "$st/status/run" 2>/dev/null)' (logs: $LOGS/status-*.log)"
+		result harness/make-status-file fail "make $bad_rc, status/run '$bad_st', then status/clean '$(cat "$st/status/clean" 2>/dev/null)' (logs: $LOGS/status-*.log)"
 	fi
 	rm -rf "$st"
 	# make refuses a variable no target reads, in its own parse (scripts/lib/params.tsv),
@@ -633,6 +635,7 @@ input_cases() {
 	EXPECT_TIMEOUT=30 expect test-runs-bad-base 2 "TEST_RUNS: '7.4:vhe': unknown base '7.4'" -- \
 		env TEST_RUNS="7.4:vhe" "$S"/test.sh
 	clean_cases
+	safety_cases
 	pin_cases
 
 	# it prepares the tree itself instead of asking for apply-series.
@@ -686,6 +689,46 @@ clean_cases() {
 	EXPECT_TIMEOUT=20 expect distclean-foreign 2 'holds what the harness did not make' -- \
 		make -s -C "$HARNESS_ROOT" distclean OUT="$t"
 	[ -f "$t/x/file" ] || result harness/distclean-foreign-kept fail "distclean of a foreign directory removed a file in it"
+	rm -rf "$t"
+}
+
+# Dry runs and OUT are safe (issue 52; the newcomer and CI review of
+# 7f17a1f, M1-M5): the status file goes only into an OUT with the harness's
+# .harness-owned and never for a dry run (M3).
+safety_cases() {
+	local t had_root_status=""
+	[ -e /status ] && had_root_status=1
+	t=$(mktemp -d "$LOGS/safety.XXXXXX")
+	# M3: a dry run leaves the last real run's status.
+	mkdir -p "$t/st/status" && touch "$t/st/.harness-owned" && echo 1 >"$t/st/status/run"
+	if make -s -C "$HARNESS_ROOT" run DRY_RUN=1 OUT="$t/st" >"$LOGS/status-dry-run.log" 2>&1 &&
+	   [ "$(cat "$t/st/status/run")" = 1 ]; then
+		result harness/status-dry-run-keeps-last pass "status/run 1 of the last real run kept by a dry run"
+	else
+		result harness/status-dry-run-keeps-last fail "status/run now '$(cat "$t/st/status/run")' (log: $LOGS/status-dry-run.log)"
+	fi
+	# A refused foreign directory gets no status/ either (make clean
+	# OUT=$HOME made $HOME/status/clean).
+	mkdir -p "$t/foreign" && echo keep >"$t/foreign/notes.txt"
+	make -s -C "$HARNESS_ROOT" clean OUT="$t/foreign" >"$LOGS/status-foreign.log" 2>&1
+	if [ ! -e "$t/foreign/status" ]; then result harness/status-not-in-foreign pass "make clean refused a foreign directory, wrote no status/ into it"
+	else result harness/status-not-in-foreign fail "status/$(ls "$t/foreign/status" | tr '\n' ' ')written into a foreign directory (log: $LOGS/status-foreign.log)"; fi
+	# As root, where / is writable, make run DRY_RUN=1 and make clean with
+	# OUT=/ made /status (removed again here if they, or a case above,
+	# still do).
+	if [ "$(id -u)" != 0 ]; then
+		result harness/status-not-in-root skip "not root: / is not writable here (status-not-in-foreign is this case)"
+	elif [ -n "$had_root_status" ]; then
+		result harness/status-not-in-root skip "/status exists on this machine: nothing to tell"
+	else
+		{ make -s -C "$HARNESS_ROOT" run DRY_RUN=1 OUT=/; make -s -C "$HARNESS_ROOT" clean OUT=/; } >"$LOGS/status-root.log" 2>&1
+		if [ -e /status ]; then
+			result harness/status-not-in-root fail "OUT=/ got /status/$(ls /status | tr '\n' ' ')(removed again)"
+			rm -f /status/run /status/clean && rmdir /status
+		else
+			result harness/status-not-in-root pass "make run DRY_RUN=1 and make clean with OUT=/ as root: no /status"
+		fi
+	fi
 	rm -rf "$t"
 }
 
