@@ -9,9 +9,10 @@
 #                     (~/.cache/kvm-irq-scaling) and is kept
 #
 # Refused (exit 2, nothing removed): an OUT that is /, $HOME, the project
-# or a directory above them, an existing OUT that the harness did not make
-# (no .harness-owned in it, and entries the harness does not make), and an OUT another harness command is
-# using (the OUT lock, as for every other target).
+# or a directory above them (lib.sh's check_out, as for every target), an
+# existing OUT that the harness did not make (no .harness-owned in it, and
+# entries the harness does not make), and an OUT another harness command
+# is using (the OUT lock, as for every other target).
 . "$(dirname "$0")/lib/lib.sh"
 phase_start clean
 all=""
@@ -27,11 +28,6 @@ if [ ! -e "$r" ]; then
 	exit 0
 fi
 [ -d "$r" ] || die "OUT=$OUT ($r) is not a directory: refusing to remove anything" "set OUT to the harness's output directory"
-for top in / "${HOME:-/}" "$HARNESS_ROOT"; do
-	top=$(realpath -m "$top")
-	case "$top/" in "$r"/*) die "OUT=$OUT is $r, which holds $top: refusing to remove it" \
-		"set OUT to the harness's own output directory (default: out/ in the project)" ;; esac
-done
 # The harness's own: marked .harness-owned when the harness made it (lock_out),
 # or (an OUT of an older harness) holding nothing but what the harness makes.
 if [ ! -e "$r/.harness-owned" ]; then

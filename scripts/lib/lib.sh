@@ -258,6 +258,35 @@ case "$(basename "$0")" in
 		esac ;;
 esac
 
+# path_holds <dir> <path>...: the first <path> that <dir> is or holds, both
+# resolved (symlinks, ..); false when it holds none.
+path_holds() {
+	local r top
+	r=$(realpath -m "$1")
+	shift
+	for top in "$@"; do
+		top=$(realpath -m "$top")
+		case "$top/" in "$r"/*) echo "$top"; return 0 ;; esac
+	done
+	return 1
+}
+
+# check_out: OUT, for every script before anything else (a lock, a status
+# file, a deletion, a download): never /, $HOME, the project or a directory
+# above them, and no space or colon in its path (Kbuild refuses those in
+# the trees and build directories under OUT, after the download).
+check_out() {
+	local top
+	case "$OUT" in *[[:space:]:]*)
+		die "OUT='$OUT' has a space or a colon: the kernel builds under it would fail (Kbuild refuses them)" \
+			"set OUT=<a directory whose path has neither>" ;;
+	esac
+	top=$(path_holds "$OUT" / "${HOME:-/}" "$HARNESS_ROOT") || return 0
+	die "OUT=$OUT is $(realpath -m "$OUT"), which holds $top: refusing it" \
+		"set OUT to a directory of the harness's own (default: out/ in the project)"
+}
+check_out
+
 # need_disk GB : fail early, with numbers, when $OUT's file system cannot hold
 # GB gigabytes of harness output (what $OUT already holds counts towards it).
 need_disk() {
@@ -708,11 +737,9 @@ safe_rm_target() {
 	local var=$1 p r top
 	p=$(abspath "$2")
 	r=$(realpath -m "$p")
-	for top in / "${HOME:-/}" "$HARNESS_ROOT" "$OUT"; do
-		top=$(realpath -m "$top")
-		case "$top/" in "$r"/*) die "$var=$2 is $r, which holds $top: refusing to remove it" \
-			"set $var to a directory of its own (e.g. \$OUT/<name>)" ;; esac
-	done
+	top=$(path_holds "$r" / "${HOME:-/}" "$HARNESS_ROOT" "$OUT") &&
+		die "$var=$2 is $r, which holds $top: refusing to remove it" \
+			"set $var to a directory of its own (e.g. \$OUT/<name>)"
 	if [ -d "$r" ] && [ -n "$(ls -A "$r" 2>/dev/null)" ] && [ ! -e "$r/.harness-owned" ]; then
 		die "$var=$2 ($r) exists, is not empty and was not made by the harness: refusing to remove it" \
 			"remove it yourself or pick another $var"

@@ -653,22 +653,21 @@ input_cases() {
 # the harness did not make, and nothing while another command holds OUT.
 # Run through make, as a user types them.
 clean_cases() {
-	local t
+	local t tg
 	t=$(mktemp -d "$LOGS/clean.XXXXXX")
+	# A space (or colon) in OUT is refused before anything is removed, as
+	# by every target (the neighbour '<dir>/x' never at risk either).
 	mkdir -p "$t/x" "$t/x y/work/a" "$t/x y/results" "$t/x y/cache/base"
 	echo keep >"$t/x/file"
 	touch "$t/x y/.harness-owned"
-	if make -s -C "$HARNESS_ROOT" clean OUT="$t/x y" >"$LOGS/clean-space.log" 2>&1 &&
-	   [ -f "$t/x/file" ] && [ ! -e "$t/x y/work" ] && [ ! -e "$t/x y/results" ] && [ -d "$t/x y/cache/base" ]; then
-		result harness/clean-out-with-space pass "OUT='<dir>/x y': work/ and results/ gone, cache/ and the neighbour '<dir>/x' kept"
+	for tg in clean distclean; do
+		EXPECT_TIMEOUT=20 expect "$tg-out-with-space" 2 "OUT='.*/x y' has a space or a colon" -- \
+			make -s -C "$HARNESS_ROOT" "$tg" OUT="$t/x y"
+	done
+	if [ -f "$t/x/file" ] && [ -d "$t/x y/work/a" ] && [ -d "$t/x y/results" ] && [ -d "$t/x y/cache/base" ]; then
+		result harness/clean-out-with-space-kept pass "OUT='<dir>/x y': everything in it and the neighbour '<dir>/x' kept"
 	else
-		result harness/clean-out-with-space fail "$(ls -A "$t/x" "$t/x y" 2>&1 | tr '\n' ' ') (log: $LOGS/clean-space.log)"
-	fi
-	if make -s -C "$HARNESS_ROOT" distclean OUT="$t/x y" >"$LOGS/distclean-space.log" 2>&1 &&
-	   [ -f "$t/x/file" ] && [ ! -e "$t/x y" ]; then
-		result harness/distclean-out-with-space pass "OUT='<dir>/x y' removed, '<dir>/x' kept"
-	else
-		result harness/distclean-out-with-space fail "$(ls -A "$t" 2>&1 | tr '\n' ' ') (log: $LOGS/distclean-space.log)"
+		result harness/clean-out-with-space-kept fail "$(ls -A "$t" "$t/x y" 2>&1 | tr '\n' ' ')"
 	fi
 	# A run holds the lock: make clean must leave its results alone.
 	mkdir -p "$t/busy/results/r" && touch "$t/busy/.harness-owned"
@@ -684,7 +683,7 @@ clean_cases() {
 	kill "$holder" 2>/dev/null; wait "$holder" 2>/dev/null
 	EXPECT_TIMEOUT=20 expect distclean-root 2 'OUT=/ is /, which holds /: refusing' -- \
 		make -s -C "$HARNESS_ROOT" distclean OUT=/
-	EXPECT_TIMEOUT=20 expect distclean-project 2 'which holds .*: refusing to remove it' -- \
+	EXPECT_TIMEOUT=20 expect distclean-project 2 'which holds .*: refusing it' -- \
 		make -s -C "$HARNESS_ROOT" distclean OUT="$HARNESS_ROOT/scripts/.."
 	EXPECT_TIMEOUT=20 expect distclean-foreign 2 'holds what the harness did not make' -- \
 		make -s -C "$HARNESS_ROOT" distclean OUT="$t"
@@ -694,7 +693,12 @@ clean_cases() {
 
 # Dry runs and OUT are safe (issue 52; the newcomer and CI review of
 # 7f17a1f, M1-M5): the status file goes only into an OUT with the harness's
-# .harness-owned and never for a dry run (M3).
+# .harness-owned and never for a dry run (M3); OUT=/, $HOME, the project or
+# a directory above it (M4) and an OUT with a space or colon (M5) are
+# refused by every target before anything is written (a KERNEL_SRC with
+# them is not: only its copy under OUT is built). Each command is also
+# given an input that stops a real run early, should its refusal ever go
+# missing.
 safety_cases() {
 	local t had_root_status=""
 	[ -e /status ] && had_root_status=1
@@ -713,6 +717,36 @@ safety_cases() {
 	make -s -C "$HARNESS_ROOT" clean OUT="$t/foreign" >"$LOGS/status-foreign.log" 2>&1
 	if [ ! -e "$t/foreign/status" ]; then result harness/status-not-in-foreign pass "make clean refused a foreign directory, wrote no status/ into it"
 	else result harness/status-not-in-foreign fail "status/$(ls "$t/foreign/status" | tr '\n' ' ')written into a foreign directory (log: $LOGS/status-foreign.log)"; fi
+	# M4: /, $HOME (here a stand-in), the project and a directory above
+	# it: refused by the dry run and by the real targets, nothing written.
+	EXPECT_TIMEOUT=20 expect run-dry-out-root 2 'OUT=/ is /, which holds /: refusing it' -- \
+		make -s -C "$HARNESS_ROOT" run DRY_RUN=1 OUT=/
+	mkdir -p "$t/home"
+	EXPECT_TIMEOUT=20 expect run-dry-out-home 2 'OUT=.*/home is .*, which holds .*/home: refusing it' -- \
+		env HOME="$t/home" make -s -C "$HARNESS_ROOT" run DRY_RUN=1 OUT="$t/home"
+	EXPECT_TIMEOUT=20 expect hw-run-out-home 2 'OUT=.*/home is .*, which holds .*/home: refusing it' -- \
+		env HOME="$t/home" RUNLIST=/nonexistent/list make -s -C "$HARNESS_ROOT" hw-run OUT="$t/home"
+	if [ -z "$(ls -A "$t/home")" ]; then result harness/out-home-untouched pass "nothing written into \$HOME"
+	else result harness/out-home-untouched fail "written into \$HOME: $(ls -A "$t/home" | tr '\n' ' ')"; fi
+	EXPECT_TIMEOUT=20 expect run-dry-out-project 2 'which holds .*: refusing it' -- \
+		make -s -C "$HARNESS_ROOT" run DRY_RUN=1 OUT="$HARNESS_ROOT"
+	EXPECT_TIMEOUT=20 expect check-out-above-project 2 'which holds .*: refusing it' -- \
+		env PATCHES=/nonexistent/series make -s -C "$HARNESS_ROOT" check OUT="$HARNESS_ROOT/.."
+	# M5: a space or a colon in OUT (Kbuild refuses them after the
+	# download): refused by the dry run and by the real targets.
+	EXPECT_TIMEOUT=20 expect run-dry-out-space 2 "OUT='.*/a b' has a space or a colon" -- \
+		make -s -C "$HARNESS_ROOT" run DRY_RUN=1 OUT="$t/a b"
+	EXPECT_TIMEOUT=20 expect run-dry-out-colon 2 "OUT='.*/a:b' has a space or a colon" -- \
+		make -s -C "$HARNESS_ROOT" run DRY_RUN=1 OUT="$t/a:b"
+	EXPECT_TIMEOUT=20 expect check-out-space 2 "OUT='.*/a b' has a space or a colon" -- \
+		env PATCHES=/nonexistent/series make -s -C "$HARNESS_ROOT" check OUT="$t/a b"
+	# (KERNEL_SRC may have them: base-tree.sh copies it under OUT, and the
+	# builds see only the copy.)
+	local ks="$t/k src:1/linux"
+	mkdir -p "$ks/arch/arm64/kvm" "$ks/tools/testing/selftests/kvm"
+	printf 'VERSION = 6\nPATCHLEVEL = 12\nSUBLEVEL = 1\nEXTRAVERSION =\n' >"$ks/Makefile"
+	EXPECT_TIMEOUT=30 expect_ok kernel-src-space-colon 'base: prepared 6\.12\.1 \(tree:.*/k src:1/linux\)' -- \
+		env -u HARNESS_LOCKED OUT="$t/ks-out" KERNEL_SRC="$ks" BASE=6.12 "$S"/phases/base-tree.sh
 	# As root, where / is writable, make run DRY_RUN=1 and make clean with
 	# OUT=/ made /status (removed again here if they, or a case above,
 	# still do).
