@@ -8,6 +8,7 @@
 #   clean.sh --all    OUT itself (make distclean); ccache lives outside OUT
 #                     (~/.cache/kvm-irq-scaling) and is kept
 #
+# DRY_RUN=1: print what would be removed, remove nothing (no lock either).
 # Refused (exit 2, nothing removed): an OUT that is /, $HOME, the project
 # or a directory above them (lib.sh's check_out, as for every target), an
 # existing OUT that the harness did not make (no .harness-owned in it, and
@@ -38,21 +39,31 @@ if [ ! -e "$r/.harness-owned" ]; then
 	[ -z "$foreign" ] || die "OUT=$OUT ($r) holds what the harness did not make (${foreign% }) and no .harness-owned: refusing to remove anything" \
 		"remove it yourself, or point OUT at the harness's output directory"
 fi
-# Not while another command uses it (its results would go from under it).
-lock_out
-
-if [ -n "$all" ]; then
-	# The lock file goes with the directory: holding the descriptor keeps
-	# the lock until this script ends.
-	rm -rf -- "$r"
-	status "removed OUT=$r (ccache kept: $CCACHE_DIR)"
-else
-	n=0
-	for e in "$r"/* "$r"/.[!.]*; do
+# list_gone: what this command removes, in the array gone (for distclean OUT
+# itself: its lock file goes with it, and holding the descriptor keeps the
+# lock until this script ends).
+list_gone() {
+	gone=()
+	if [ -n "$all" ]; then
+		gone=("$r")
+		what="OUT=$r (ccache kept: $CCACHE_DIR)"
+		return
+	fi
+	for e in "$r"/* "$r"/.[!.]* "$r"/..?*; do
 		[ -e "$e" ] || [ -L "$e" ] || continue
 		case "${e##*/}" in cache|.lock|.lock.owner|.harness-owned) continue ;; esac
-		rm -rf -- "$e"
-		n=$((n + 1))
+		gone+=("$e")
 	done
-	status "removed $n entr$( [ $n = 1 ] && echo y || echo ies) of OUT=$r; kept cache/ (base packages and trees)"
+	what="${#gone[@]} entr$( [ ${#gone[@]} = 1 ] && echo y || echo ies) of OUT=$r; kept cache/ (base packages and trees)"
+}
+if [ "${DRY_RUN:-0}" = 1 ]; then
+	list_gone
+	[ ${#gone[@]} = 0 ] || printf '  would remove %s\n' "${gone[@]}"
+	status "dry run: would remove $what; nothing removed"
+	exit 0
 fi
+# Not while another command uses it (its results would go from under it).
+lock_out
+list_gone
+[ ${#gone[@]} = 0 ] || rm -rf -- "${gone[@]}"
+status "removed $what"

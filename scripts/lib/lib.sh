@@ -235,28 +235,31 @@ die() {
 # The make targets take their input from variables, never from arguments:
 # a guessed "scripts/run.sh --help" or "--dryrun" is refused, not ignored
 # into a real run. The one argument is --dry-run, of the targets that have
-# a dry run (make: DRY_RUN=1); DRY_RUN anywhere else, or with another
-# value, is refused: a real run would start.
+# a dry run (make: DRY_RUN=1; clean.sh reads DRY_RUN itself); DRY_RUN
+# anywhere else, or with another value, is refused: a real run would start.
 case "$(basename "$0")" in
-	run.sh|hw-run.sh|hw-bench.sh|hw-pv-ab.sh)
+	run.sh|hw-run.sh|hw-bench.sh|hw-pv-ab.sh|clean.sh)
 		case "${DRY_RUN-0}" in 0|1) ;; *)
 			die "DRY_RUN=$DRY_RUN: use DRY_RUN=1 (a dry run) or DRY_RUN=0 (a real one)" ;;
-		esac
-		if [ "${BASH_SOURCE[1]:-}" = "$0" ]; then
+		esac ;;
+	*)
+		case "${DRY_RUN-0}" in 0) ;; *)
+			die "DRY_RUN=$DRY_RUN: this command has no dry run and would run for real" \
+				"unset DRY_RUN (dry runs: make run, hw-run, hw-bench, hw-pv-ab, clean, distclean with DRY_RUN=1)" ;;
+		esac ;;
+esac
+if [ "${BASH_SOURCE[1]:-}" = "$0" ]; then
+	case "$(basename "$0")" in
+		run.sh|hw-run.sh|hw-bench.sh|hw-pv-ab.sh)
 			case "$*" in ""|--dry-run) ;; *)
 				die "$(basename "$0"): unknown argument(s) '$*'" \
 					"the only one is --dry-run (make: DRY_RUN=1); the rest are variables (make help)" ;;
-			esac
-		fi ;;
-	test.sh|check.sh|mutants.sh|export.sh|bench.sh|hw-emulated.sh)
-		[ "${BASH_SOURCE[1]:-}" = "$0" ] && [ $# -gt 0 ] &&
-			die "$(basename "$0") takes no arguments ('$*')" \
-				"set variables instead, as make does (make help; Documentation/harness.rst)"
-		case "${DRY_RUN-0}" in 0) ;; *)
-			die "DRY_RUN=$DRY_RUN: this command has no dry run and would run for real" \
-				"unset DRY_RUN (dry runs: make run, hw-run, hw-bench, hw-pv-ab with DRY_RUN=1)" ;;
-		esac ;;
-esac
+			esac ;;
+		test.sh|check.sh|mutants.sh|export.sh|bench.sh|hw-emulated.sh)
+			[ $# -gt 0 ] && die "$(basename "$0") takes no arguments ('$*')" \
+				"set variables instead, as make does (make help; Documentation/harness.rst)" ;;
+	esac
+fi
 
 # path_holds <dir> <path>...: the first <path> that <dir> is or holds, both
 # resolved (symlinks, ..); false when it holds none.

@@ -262,8 +262,6 @@ input_cases() {
 	# Guessed dry runs and help flags are refused, never run for real.
 	EXPECT_TIMEOUT=30 expect run-unknown-arg 2 "run.sh: unknown argument\(s\) '--dryrun'" -- "$S"/run.sh --dryrun
 	EXPECT_TIMEOUT=30 expect check-arg 2 "check.sh takes no arguments \('--help'\)" -- "$S"/check.sh --help
-	EXPECT_TIMEOUT=30 expect test-dry-run 2 'DRY_RUN=1: this command has no dry run' -- \
-		make -s -C "$HARNESS_ROOT" test DRY_RUN=1
 	EXPECT_TIMEOUT=30 expect hw-pv-ab-dry-run-value 2 'DRY_RUN=yes: use DRY_RUN=1' -- \
 		make -s -C "$HARNESS_ROOT" hw-pv-ab DRY_RUN=yes
 	EXPECT_TIMEOUT=30 expect_ok run-dry-run "^make run ONLY='vgic_init'$" -- make -s -C "$HARNESS_ROOT" run DRY_RUN=1 ONLY=vgic_init
@@ -692,17 +690,46 @@ clean_cases() {
 }
 
 # Dry runs and OUT are safe (issue 52; the newcomer and CI review of
-# 7f17a1f, M1-M5): the status file goes only into an OUT with the harness's
-# .harness-owned and never for a dry run (M3); OUT=/, $HOME, the project or
-# a directory above it (M4) and an OUT with a space or colon (M5) are
-# refused by every target before anything is written (a KERNEL_SRC with
-# them is not: only its copy under OUT is built). Each command is also
+# 7f17a1f, M1-M5): DRY_RUN=1 is a dry run or a refusal for every Makefile
+# target, never a real run (M1); the status file goes only into an OUT with
+# the harness's .harness-owned and never for a dry run (M3); OUT=/, $HOME,
+# the project or a directory above it (M4) and an OUT with a space or colon
+# (M5) are refused by every target before anything is written (a KERNEL_SRC
+# with them is not: only its copy under OUT is built). Each command is also
 # given an input that stops a real run early, should its refusal ever go
 # missing.
 safety_cases() {
-	local t had_root_status=""
+	local t tg f had_root_status=""
 	[ -e /status ] && had_root_status=1
 	t=$(mktemp -d "$LOGS/safety.XXXXXX")
+	# M1: every target without a dry run (the Makefile's .PHONY list)
+	# refuses DRY_RUN=1. (Stand-ins for flock, apt-get and dpkg that fail
+	# would stop a target that ran at its OUT lock, make deps before it
+	# installs anything.)
+	mkdir -p "$t/bin" "$t/own"
+	touch "$t/own/.harness-owned"
+	for f in flock apt-get dpkg; do printf '#!/bin/sh\nexit 1\n' >"$t/bin/$f" && chmod +x "$t/bin/$f"; done
+	for tg in $(sed -n 's/^\.PHONY://p' "$HARNESS_ROOT/Makefile"); do
+		case "$tg" in help|run|hw-run|hw-bench|hw-pv-ab|clean|distclean) continue ;; esac
+		EXPECT_TIMEOUT=30 expect "dry-run-refused-$tg" 2 'DRY_RUN=1: this command has no dry run' -- \
+			env PATH="$t/bin:$PATH" KERNEL_SRC=/nonexistent/linux PATCHES=/nonexistent/series LAVA_RUN=no-such-run \
+			make -s -C "$HARNESS_ROOT" "$tg" DRY_RUN=1 OUT="$t/own"
+	done
+	# clean and distclean have a real dry run: what would go, nothing gone.
+	mkdir -p "$t/dry/work/a" "$t/dry/results/r" "$t/dry/cache/base"
+	touch "$t/dry/.harness-owned"
+	EXPECT_TIMEOUT=20 expect_ok clean-dry-run 'would remove .*/dry/work$' -- \
+		make -s -C "$HARNESS_ROOT" clean DRY_RUN=1 OUT="$t/dry"
+	EXPECT_TIMEOUT=20 expect_ok distclean-dry-run 'would remove .*/dry$' -- \
+		make -s -C "$HARNESS_ROOT" distclean DRY_RUN=1 OUT="$t/dry"
+	if [ -d "$t/dry/work/a" ] && [ -d "$t/dry/results/r" ] && [ -d "$t/dry/cache/base" ] &&
+	   [ "$(ls -A "$t/dry")" = "$(printf '.harness-owned\ncache\nresults\nwork')" ]; then
+		result harness/clean-dry-run-kept pass "make clean and distclean DRY_RUN=1: OUT as it was (no lock, no status)"
+	else
+		result harness/clean-dry-run-kept fail "OUT holds: $(ls -A "$t/dry" 2>&1 | tr '\n' ' ')"
+	fi
+	if [ ! -e "$t/own/status" ]; then result harness/status-not-written-dry-run pass "no status/ from the refused DRY_RUN=1"
+	else result harness/status-not-written-dry-run fail "status/$(ls "$t/own/status" | tr '\n' ' ')written by the refused DRY_RUN=1"; fi
 	# M3: a dry run leaves the last real run's status.
 	mkdir -p "$t/st/status" && touch "$t/st/.harness-owned" && echo 1 >"$t/st/status/run"
 	if make -s -C "$HARNESS_ROOT" run DRY_RUN=1 OUT="$t/st" >"$LOGS/status-dry-run.log" 2>&1 &&
