@@ -11,9 +11,9 @@
 # DRY_RUN=1: print what would be removed, remove nothing (no lock either).
 # Refused (exit 2, nothing removed): an OUT that is /, $HOME, the project
 # or a directory above them (lib.sh's check_out, as for every target), an
-# existing OUT that the harness did not make (no .harness-owned in it, and
-# entries the harness does not make), and an OUT another harness command
-# is using (the OUT lock, as for every other target).
+# existing OUT without the .harness-owned that lock_out writes into the
+# OUT it makes (the harness did not make it), and an OUT another harness
+# command is using (the OUT lock, as for every other target).
 . "$(dirname "$0")/lib/lib.sh"
 phase_start clean
 all=""
@@ -29,16 +29,10 @@ if [ ! -e "$r" ]; then
 	exit 0
 fi
 [ -d "$r" ] || die "OUT=$OUT ($r) is not a directory: refusing to remove anything" "set OUT to the harness's output directory"
-# The harness's own: marked .harness-owned when the harness made it (lock_out),
-# or (an OUT of an older harness) holding nothing but what the harness makes.
-if [ ! -e "$r/.harness-owned" ]; then
-	foreign=$(for e in "$r"/* "$r"/.[!.]* "$r"/..?*; do
-		[ -e "$e" ] || [ -L "$e" ] || continue
-		case "${e##*/}" in cache|check|export|logs|results|state|status|tests|work|.lock|.lock.owner) ;; *) echo "${e##*/}" ;; esac
-	done | head -n 3 | tr '\n' ' ')
-	[ -z "$foreign" ] || die "OUT=$OUT ($r) holds what the harness did not make (${foreign% }) and no .harness-owned: refusing to remove anything" \
-		"remove it yourself, or point OUT at the harness's output directory"
-fi
+[ -e "$r/.harness-owned" ] ||
+	die "OUT=$OUT ($r) has no .harness-owned: the harness did not make it, refusing to remove anything" \
+		"remove what you want gone yourself, or point OUT at the harness's output directory (one an older harness made, without the marker: touch $r/.harness-owned first)"
+
 # list_gone: what this command removes, in the array gone (for distclean OUT
 # itself: its lock file goes with it, and holding the descriptor keeps the
 # lock until this script ends).

@@ -683,7 +683,7 @@ clean_cases() {
 		make -s -C "$HARNESS_ROOT" distclean OUT=/
 	EXPECT_TIMEOUT=20 expect distclean-project 2 'which holds .*: refusing it' -- \
 		make -s -C "$HARNESS_ROOT" distclean OUT="$HARNESS_ROOT/scripts/.."
-	EXPECT_TIMEOUT=20 expect distclean-foreign 2 'holds what the harness did not make' -- \
+	EXPECT_TIMEOUT=20 expect distclean-foreign 2 'has no .harness-owned: the harness did not make it' -- \
 		make -s -C "$HARNESS_ROOT" distclean OUT="$t"
 	[ -f "$t/x/file" ] || result harness/distclean-foreign-kept fail "distclean of a foreign directory removed a file in it"
 	rm -rf "$t"
@@ -691,11 +691,12 @@ clean_cases() {
 
 # Dry runs and OUT are safe (issue 52; the newcomer and CI review of
 # 7f17a1f, M1-M5): DRY_RUN=1 is a dry run or a refusal for every Makefile
-# target, never a real run (M1); the status file goes only into an OUT with
-# the harness's .harness-owned and never for a dry run (M3); OUT=/, $HOME,
-# the project or a directory above it (M4) and an OUT with a space or colon
-# (M5) are refused by every target before anything is written (a KERNEL_SRC
-# with them is not: only its copy under OUT is built). Each command is also
+# target, never a real run (M1); make clean and distclean remove only from
+# an OUT with the harness's .harness-owned (M2); the status file goes only
+# into such an OUT and never for a dry run (M3); OUT=/, $HOME, the project
+# or a directory above it (M4) and an OUT with a space or colon (M5) are
+# refused by every target before anything is written (a KERNEL_SRC with
+# them is not: only its copy under OUT is built). Each command is also
 # given an input that stops a real run early, should its refusal ever go
 # missing.
 safety_cases() {
@@ -730,6 +731,28 @@ safety_cases() {
 	fi
 	if [ ! -e "$t/own/status" ]; then result harness/status-not-written-dry-run pass "no status/ from the refused DRY_RUN=1"
 	else result harness/status-not-written-dry-run fail "status/$(ls "$t/own/status" | tr '\n' ' ')written by the refused DRY_RUN=1"; fi
+	# M2: harness-like names (logs/, work/) do not make a directory the
+	# harness's: without .harness-owned it is refused and kept.
+	mkdir -p "$t/like/logs" "$t/like/work"
+	echo keep >"$t/like/logs/app.log"
+	echo keep >"$t/like/work/thesis.tex"
+	for tg in clean distclean; do
+		EXPECT_TIMEOUT=20 expect "$tg-lookalike" 2 'has no .harness-owned: the harness did not make it' -- \
+			make -s -C "$HARNESS_ROOT" "$tg" OUT="$t/like"
+	done
+	if [ -f "$t/like/logs/app.log" ] && [ -f "$t/like/work/thesis.tex" ]; then
+		result harness/clean-lookalike-kept pass "logs/app.log and work/thesis.tex kept"
+	else
+		result harness/clean-lookalike-kept fail "make clean or distclean removed files of a directory the harness did not make"
+	fi
+	# An OUT a target without the lock made (the hw-pv-ab dry run,
+	# harness-test) is marked by status.sh: make clean takes it.
+	if make -s -C "$HARNESS_ROOT" hw-pv-ab DRY_RUN=1 OUT="$t/fresh" >"$LOGS/fresh-out-marked.log" 2>&1 &&
+	   [ -e "$t/fresh/.harness-owned" ] && make -s -C "$HARNESS_ROOT" clean OUT="$t/fresh" >>"$LOGS/fresh-out-marked.log" 2>&1; then
+		result harness/fresh-out-marked pass "make hw-pv-ab DRY_RUN=1 made OUT and marked it; make clean took it"
+	else
+		result harness/fresh-out-marked fail "OUT holds: $(ls -A "$t/fresh" 2>&1 | tr '\n' ' ') (log: $LOGS/fresh-out-marked.log)"
+	fi
 	# M3: a dry run leaves the last real run's status.
 	mkdir -p "$t/st/status" && touch "$t/st/.harness-owned" && echo 1 >"$t/st/status/run"
 	if make -s -C "$HARNESS_ROOT" run DRY_RUN=1 OUT="$t/st" >"$LOGS/status-dry-run.log" 2>&1 &&
