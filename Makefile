@@ -4,7 +4,8 @@
 # scripts from the environment and documented in Documentation/harness.rst.
 # Exit status of every target's script: 0 pass, 1 test failure, 2 harness
 # error. make itself exits 2 for any failure, so scripts/status.sh keeps the
-# script's status in $(OUT)/status/<target> (not for distclean).
+# script's status in $(OUT)/status/<target> (in an OUT the harness made; not
+# for distclean or a dry run).
 
 # A variable given on the command line that no target reads is refused: a
 # typo would otherwise be ignored, and make's own ARCH= or V= would reach
@@ -36,8 +37,8 @@ help:
 	@echo "make hw-pv-ab the PV vcpu_is_preempted A/B table on an arm64 KVM host (guests under its QEMU)"
 	@echo "make hw-emulated  hw-run and hw-bench for real inside an emulated arm64 Debian host, patched and base kernel"
 	@echo "make deps     install missing Debian packages (as root)"
-	@echo "make clean    remove everything under OUT but the base cache (never outside OUT; not while a command uses it)"
-	@echo "make distclean  remove everything under out/, base downloads included (ccache lives outside it: ~/.cache/kvm-irq-scaling)"
+	@echo "make clean    remove everything under OUT but the base cache (never outside OUT; only an OUT the harness made; not while a command uses it; DRY_RUN=1: list it)"
+	@echo "make distclean  remove everything under out/, base downloads included (ccache lives outside it: ~/.cache/kvm-irq-scaling; DRY_RUN=1: list it)"
 	@python3 scripts/lib/help.py
 
 deps:

@@ -8,10 +8,12 @@
 #   clean.sh --all    OUT itself (make distclean); ccache lives outside OUT
 #                     (~/.cache/kvm-irq-scaling) and is kept
 #
+# DRY_RUN=1: print what would be removed, remove nothing (no lock either).
 # Refused (exit 2, nothing removed): an OUT that is /, $HOME, the project
-# or a directory above them, an existing OUT that the harness did not make
-# (no .harness-owned in it, and entries the harness does not make), and an OUT another harness command is
-# using (the OUT lock, as for every other target).
+# or a directory above them (lib.sh's check_out, as for every target), an
+# existing OUT without the .harness-owned that lock_out writes into the
+# OUT it makes (the harness did not make it), and an OUT another harness
+# command is using (the OUT lock, as for every other target).
 . "$(dirname "$0")/lib/lib.sh"
 phase_start clean
 all=""
@@ -27,36 +29,35 @@ if [ ! -e "$r" ]; then
 	exit 0
 fi
 [ -d "$r" ] || die "OUT=$OUT ($r) is not a directory: refusing to remove anything" "set OUT to the harness's output directory"
-for top in / "${HOME:-/}" "$HARNESS_ROOT"; do
-	top=$(realpath -m "$top")
-	case "$top/" in "$r"/*) die "OUT=$OUT is $r, which holds $top: refusing to remove it" \
-		"set OUT to the harness's own output directory (default: out/ in the project)" ;; esac
-done
-# The harness's own: marked .harness-owned when the harness made it (lock_out),
-# or (an OUT of an older harness) holding nothing but what the harness makes.
-if [ ! -e "$r/.harness-owned" ]; then
-	foreign=$(for e in "$r"/* "$r"/.[!.]* "$r"/..?*; do
+[ -e "$r/.harness-owned" ] ||
+	die "OUT=$OUT ($r) has no .harness-owned: the harness did not make it, refusing to remove anything" \
+		"remove what you want gone yourself, or point OUT at the harness's output directory (one an older harness made, without the marker: touch $r/.harness-owned first)"
+
+# list_gone: what this command removes, in the array gone (for distclean OUT
+# itself: its lock file goes with it, and holding the descriptor keeps the
+# lock until this script ends).
+list_gone() {
+	gone=()
+	if [ -n "$all" ]; then
+		gone=("$r")
+		what="OUT=$r (ccache kept: $CCACHE_DIR)"
+		return
+	fi
+	for e in "$r"/* "$r"/.[!.]* "$r"/..?*; do
 		[ -e "$e" ] || [ -L "$e" ] || continue
-		case "${e##*/}" in cache|check|export|logs|results|state|status|tests|work|.lock|.lock.owner) ;; *) echo "${e##*/}" ;; esac
-	done | head -n 3 | tr '\n' ' ')
-	[ -z "$foreign" ] || die "OUT=$OUT ($r) holds what the harness did not make (${foreign% }) and no .harness-owned: refusing to remove anything" \
-		"remove it yourself, or point OUT at the harness's output directory"
+		case "${e##*/}" in cache|.lock|.lock.owner|.harness-owned) continue ;; esac
+		gone+=("$e")
+	done
+	what="${#gone[@]} entr$( [ ${#gone[@]} = 1 ] && echo y || echo ies) of OUT=$r; kept cache/ (base packages and trees)"
+}
+if [ "${DRY_RUN:-0}" = 1 ]; then
+	list_gone
+	[ ${#gone[@]} = 0 ] || printf '  would remove %s\n' "${gone[@]}"
+	status "dry run: would remove $what; nothing removed"
+	exit 0
 fi
 # Not while another command uses it (its results would go from under it).
 lock_out
-
-if [ -n "$all" ]; then
-	# The lock file goes with the directory: holding the descriptor keeps
-	# the lock until this script ends.
-	rm -rf -- "$r"
-	status "removed OUT=$r (ccache kept: $CCACHE_DIR)"
-else
-	n=0
-	for e in "$r"/* "$r"/.[!.]*; do
-		[ -e "$e" ] || [ -L "$e" ] || continue
-		case "${e##*/}" in cache|.lock|.lock.owner|.harness-owned) continue ;; esac
-		rm -rf -- "$e"
-		n=$((n + 1))
-	done
-	status "removed $n entr$( [ $n = 1 ] && echo y || echo ies) of OUT=$r; kept cache/ (base packages and trees)"
-fi
+list_gone
+[ ${#gone[@]} = 0 ] || rm -rf -- "${gone[@]}"
+status "removed $what"

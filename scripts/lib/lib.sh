@@ -238,28 +238,60 @@ die() {
 # The make targets take their input from variables, never from arguments:
 # a guessed "scripts/run.sh --help" or "--dryrun" is refused, not ignored
 # into a real run. The one argument is --dry-run, of the targets that have
-# a dry run (make: DRY_RUN=1); DRY_RUN anywhere else, or with another
-# value, is refused: a real run would start.
+# a dry run (make: DRY_RUN=1; clean.sh reads DRY_RUN itself); DRY_RUN
+# anywhere else, or with another value, is refused: a real run would start.
 case "$(basename "$0")" in
-	run.sh|hw-run.sh|hw-bench.sh|hw-pv-ab.sh)
+	run.sh|hw-run.sh|hw-bench.sh|hw-pv-ab.sh|clean.sh)
 		case "${DRY_RUN-0}" in 0|1) ;; *)
 			die "DRY_RUN=$DRY_RUN: use DRY_RUN=1 (a dry run) or DRY_RUN=0 (a real one)" ;;
-		esac
-		if [ "${BASH_SOURCE[1]:-}" = "$0" ]; then
+		esac ;;
+	*)
+		case "${DRY_RUN-0}" in 0) ;; *)
+			die "DRY_RUN=$DRY_RUN: this command has no dry run and would run for real" \
+				"unset DRY_RUN (dry runs: make run, hw-run, hw-bench, hw-pv-ab, clean, distclean with DRY_RUN=1)" ;;
+		esac ;;
+esac
+if [ "${BASH_SOURCE[1]:-}" = "$0" ]; then
+	case "$(basename "$0")" in
+		run.sh|hw-run.sh|hw-bench.sh|hw-pv-ab.sh)
 			case "$*" in ""|--dry-run) ;; *)
 				die "$(basename "$0"): unknown argument(s) '$*'" \
 					"the only one is --dry-run (make: DRY_RUN=1); the rest are variables (make help)" ;;
-			esac
-		fi ;;
-	test.sh|check.sh|mutants.sh|export.sh|bench.sh|hw-emulated.sh)
-		[ "${BASH_SOURCE[1]:-}" = "$0" ] && [ $# -gt 0 ] &&
-			die "$(basename "$0") takes no arguments ('$*')" \
-				"set variables instead, as make does (make help; Documentation/harness.rst)"
-		case "${DRY_RUN-0}" in 0) ;; *)
-			die "DRY_RUN=$DRY_RUN: this command has no dry run and would run for real" \
-				"unset DRY_RUN (dry runs: make run, hw-run, hw-bench, hw-pv-ab with DRY_RUN=1)" ;;
-		esac ;;
-esac
+			esac ;;
+		test.sh|check.sh|mutants.sh|export.sh|bench.sh|hw-emulated.sh)
+			[ $# -gt 0 ] && die "$(basename "$0") takes no arguments ('$*')" \
+				"set variables instead, as make does (make help; Documentation/harness.rst)" ;;
+	esac
+fi
+
+# path_holds <dir> <path>...: the first <path> that <dir> is or holds, both
+# resolved (symlinks, ..); false when it holds none.
+path_holds() {
+	local r top
+	r=$(realpath -m "$1")
+	shift
+	for top in "$@"; do
+		top=$(realpath -m "$top")
+		case "$top/" in "$r"/*) echo "$top"; return 0 ;; esac
+	done
+	return 1
+}
+
+# check_out: OUT, for every script before anything else (a lock, a status
+# file, a deletion, a download): never /, $HOME, the project or a directory
+# above them, and no space or colon in its path (Kbuild refuses those in
+# the trees and build directories under OUT, after the download).
+check_out() {
+	local top
+	case "$OUT" in *[[:space:]:]*)
+		die "OUT='$OUT' has a space or a colon: the kernel builds under it would fail (Kbuild refuses them)" \
+			"set OUT=<a directory whose path has neither>" ;;
+	esac
+	top=$(path_holds "$OUT" / "${HOME:-/}" "$HARNESS_ROOT") || return 0
+	die "OUT=$OUT is $(realpath -m "$OUT"), which holds $top: refusing it" \
+		"set OUT to a directory of the harness's own (default: out/ in the project)"
+}
+check_out
 
 # need_disk GB : fail early, with numbers, when $OUT's file system cannot hold
 # GB gigabytes of harness output (what $OUT already holds counts towards it).
@@ -781,11 +813,9 @@ safe_rm_target() {
 	local var=$1 p r top
 	p=$(abspath "$2")
 	r=$(realpath -m "$p")
-	for top in / "${HOME:-/}" "$HARNESS_ROOT" "$OUT"; do
-		top=$(realpath -m "$top")
-		case "$top/" in "$r"/*) die "$var=$2 is $r, which holds $top: refusing to remove it" \
-			"set $var to a directory of its own (e.g. \$OUT/<name>)" ;; esac
-	done
+	top=$(path_holds "$r" / "${HOME:-/}" "$HARNESS_ROOT" "$OUT") &&
+		die "$var=$2 is $r, which holds $top: refusing to remove it" \
+			"set $var to a directory of its own (e.g. \$OUT/<name>)"
 	if [ -d "$r" ] && [ -n "$(ls -A "$r" 2>/dev/null)" ] && [ ! -e "$r/.harness-owned" ]; then
 		die "$var=$2 ($r) exists, is not empty and was not made by the harness: refusing to remove it" \
 			"remove it yourself or pick another $var"

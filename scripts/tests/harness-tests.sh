@@ -142,17 +142,19 @@ input_cases() {
 	# each of these must fail within seconds (EXPECT_TIMEOUT), not after a
 	# kernel build.
 
-	# The script's own status survives make: out/status/<target>.
+	# The script's own status survives make: out/status/<target> (in an
+	# OUT the harness made).
 	local st
 	st=$(mktemp -d "$LOGS/status.XXXXXX")
-	make -s -C "$HARNESS_ROOT" run DRY_RUN=1 SMP=0 OUT="$st" >"$LOGS/status-bad.log" 2>&1
+	touch "$st/.harness-owned"
+	make -s -C "$HARNESS_ROOT" run SMP=0 OUT="$st" >"$LOGS/status-bad.log" 2>&1
 	local bad_rc=$? bad_st
 	bad_st=$(cat "$st/status/run" 2>/dev/null)
-	make -s -C "$HARNESS_ROOT" run DRY_RUN=1 OUT="$st" >"$LOGS/status-ok.log" 2>&1
-	if [ "$bad_rc" = 2 ] && [ "$bad_st" = 2 ] && [ "$(cat "$st/status/run" 2>/dev/null)" = 0 ]; then
-		result harness/make-status-file pass "make run with SMP=0: make 2, status/run 2; a good dry run: status/run 0"
+	make -s -C "$HARNESS_ROOT" clean OUT="$st" >"$LOGS/status-ok.log" 2>&1
+	if [ "$bad_rc" = 2 ] && [ "$bad_st" = 2 ] && [ "$(cat "$st/status/clean" 2>/dev/null)" = 0 ]; then
+		result harness/make-status-file pass "make run with SMP=0: make 2, status/run 2; make clean: status/clean 0"
 	else
-		result harness/make-status-file fail "make $bad_rc, status/run '$bad_st', then '$(cat "$st/status/run" 2>/dev/null)' (logs: $LOGS/status-*.log)"
+		result harness/make-status-file fail "make $bad_rc, status/run '$bad_st', then status/clean '$(cat "$st/status/clean" 2>/dev/null)' (logs: $LOGS/status-*.log)"
 	fi
 	rm -rf "$st"
 	# make refuses a variable no target reads, in its own parse (scripts/lib/params.tsv),
@@ -275,8 +277,6 @@ input_cases() {
 	EXPECT_TIMEOUT=30 expect check-arg 2 "check.sh takes no arguments \('--help'\)" -- "$S"/check.sh --help
 	# A target no rule makes names make help (issue 55).
 	EXPECT_TIMEOUT=30 expect unknown-target 2 "no target 'rnu' here -- make help lists" -- make -s -C "$HARNESS_ROOT" rnu
-	EXPECT_TIMEOUT=30 expect test-dry-run 2 'DRY_RUN=1: this command has no dry run' -- \
-		make -s -C "$HARNESS_ROOT" test DRY_RUN=1
 	EXPECT_TIMEOUT=30 expect hw-pv-ab-dry-run-value 2 'DRY_RUN=yes: use DRY_RUN=1' -- \
 		make -s -C "$HARNESS_ROOT" hw-pv-ab DRY_RUN=yes
 	EXPECT_TIMEOUT=30 expect_ok run-dry-run "^make run ONLY='vgic_init'$" -- make -s -C "$HARNESS_ROOT" run DRY_RUN=1 ONLY=vgic_init
@@ -651,6 +651,7 @@ input_cases() {
 	EXPECT_TIMEOUT=30 expect test-runs-bad-base 2 "TEST_RUNS: '7.4:vhe': unknown base '7.4'" -- \
 		env TEST_RUNS="7.4:vhe" "$S"/test.sh
 	clean_cases
+	safety_cases
 	pin_cases
 
 	# it prepares the tree itself instead of asking for apply-series.
@@ -668,22 +669,21 @@ input_cases() {
 # the harness did not make, and nothing while another command holds OUT.
 # Run through make, as a user types them.
 clean_cases() {
-	local t
+	local t tg
 	t=$(mktemp -d "$LOGS/clean.XXXXXX")
+	# A space (or colon) in OUT is refused before anything is removed, as
+	# by every target (the neighbour '<dir>/x' never at risk either).
 	mkdir -p "$t/x" "$t/x y/work/a" "$t/x y/results" "$t/x y/cache/base"
 	echo keep >"$t/x/file"
 	touch "$t/x y/.harness-owned"
-	if make -s -C "$HARNESS_ROOT" clean OUT="$t/x y" >"$LOGS/clean-space.log" 2>&1 &&
-	   [ -f "$t/x/file" ] && [ ! -e "$t/x y/work" ] && [ ! -e "$t/x y/results" ] && [ -d "$t/x y/cache/base" ]; then
-		result harness/clean-out-with-space pass "OUT='<dir>/x y': work/ and results/ gone, cache/ and the neighbour '<dir>/x' kept"
+	for tg in clean distclean; do
+		EXPECT_TIMEOUT=20 expect "$tg-out-with-space" 2 "OUT='.*/x y' has a space or a colon" -- \
+			make -s -C "$HARNESS_ROOT" "$tg" OUT="$t/x y"
+	done
+	if [ -f "$t/x/file" ] && [ -d "$t/x y/work/a" ] && [ -d "$t/x y/results" ] && [ -d "$t/x y/cache/base" ]; then
+		result harness/clean-out-with-space-kept pass "OUT='<dir>/x y': everything in it and the neighbour '<dir>/x' kept"
 	else
-		result harness/clean-out-with-space fail "$(ls -A "$t/x" "$t/x y" 2>&1 | tr '\n' ' ') (log: $LOGS/clean-space.log)"
-	fi
-	if make -s -C "$HARNESS_ROOT" distclean OUT="$t/x y" >"$LOGS/distclean-space.log" 2>&1 &&
-	   [ -f "$t/x/file" ] && [ ! -e "$t/x y" ]; then
-		result harness/distclean-out-with-space pass "OUT='<dir>/x y' removed, '<dir>/x' kept"
-	else
-		result harness/distclean-out-with-space fail "$(ls -A "$t" 2>&1 | tr '\n' ' ') (log: $LOGS/distclean-space.log)"
+		result harness/clean-out-with-space-kept fail "$(ls -A "$t" "$t/x y" 2>&1 | tr '\n' ' ')"
 	fi
 	# A run holds the lock: make clean must leave its results alone.
 	mkdir -p "$t/busy/results/r" && touch "$t/busy/.harness-owned"
@@ -699,11 +699,138 @@ clean_cases() {
 	kill "$holder" 2>/dev/null; wait "$holder" 2>/dev/null
 	EXPECT_TIMEOUT=20 expect distclean-root 2 'OUT=/ is /, which holds /: refusing' -- \
 		make -s -C "$HARNESS_ROOT" distclean OUT=/
-	EXPECT_TIMEOUT=20 expect distclean-project 2 'which holds .*: refusing to remove it' -- \
+	EXPECT_TIMEOUT=20 expect distclean-project 2 'which holds .*: refusing it' -- \
 		make -s -C "$HARNESS_ROOT" distclean OUT="$HARNESS_ROOT/scripts/.."
-	EXPECT_TIMEOUT=20 expect distclean-foreign 2 'holds what the harness did not make' -- \
+	EXPECT_TIMEOUT=20 expect distclean-foreign 2 'has no .harness-owned: the harness did not make it' -- \
 		make -s -C "$HARNESS_ROOT" distclean OUT="$t"
 	[ -f "$t/x/file" ] || result harness/distclean-foreign-kept fail "distclean of a foreign directory removed a file in it"
+	rm -rf "$t"
+}
+
+# Dry runs and OUT are safe (issue 52; the newcomer and CI review of
+# 7f17a1f, M1-M5): DRY_RUN=1 is a dry run or a refusal for every Makefile
+# target, never a real run (M1); make clean and distclean remove only from
+# an OUT with the harness's .harness-owned (M2); the status file goes only
+# into such an OUT and never for a dry run (M3); OUT=/, $HOME, the project
+# or a directory above it (M4) and an OUT with a space or colon (M5) are
+# refused by every target before anything is written (a KERNEL_SRC with
+# them is not: only its copy under OUT is built). Each command is also
+# given an input that stops a real run early, should its refusal ever go
+# missing.
+safety_cases() {
+	local t tg f had_root_status=""
+	[ -e /status ] && had_root_status=1
+	t=$(mktemp -d "$LOGS/safety.XXXXXX")
+	# M1: every target without a dry run (the Makefile's .PHONY list)
+	# refuses DRY_RUN=1. (Stand-ins for flock, apt-get and dpkg that fail
+	# would stop a target that ran at its OUT lock, make deps before it
+	# installs anything.)
+	mkdir -p "$t/bin" "$t/own"
+	touch "$t/own/.harness-owned"
+	for f in flock apt-get dpkg; do printf '#!/bin/sh\nexit 1\n' >"$t/bin/$f" && chmod +x "$t/bin/$f"; done
+	for tg in $(sed -n 's/^\.PHONY://p' "$HARNESS_ROOT/Makefile"); do
+		case "$tg" in help|run|hw-run|hw-bench|hw-pv-ab|clean|distclean) continue ;; esac
+		EXPECT_TIMEOUT=30 expect "dry-run-refused-$tg" 2 'DRY_RUN=1: this command has no dry run' -- \
+			env PATH="$t/bin:$PATH" KERNEL_SRC=/nonexistent/linux PATCHES=/nonexistent/series LAVA_RUN=no-such-run \
+			make -s -C "$HARNESS_ROOT" "$tg" DRY_RUN=1 OUT="$t/own"
+	done
+	# clean and distclean have a real dry run: what would go, nothing gone.
+	mkdir -p "$t/dry/work/a" "$t/dry/results/r" "$t/dry/cache/base"
+	touch "$t/dry/.harness-owned"
+	EXPECT_TIMEOUT=20 expect_ok clean-dry-run 'would remove .*/dry/work$' -- \
+		make -s -C "$HARNESS_ROOT" clean DRY_RUN=1 OUT="$t/dry"
+	EXPECT_TIMEOUT=20 expect_ok distclean-dry-run 'would remove .*/dry$' -- \
+		make -s -C "$HARNESS_ROOT" distclean DRY_RUN=1 OUT="$t/dry"
+	if [ -d "$t/dry/work/a" ] && [ -d "$t/dry/results/r" ] && [ -d "$t/dry/cache/base" ] &&
+	   [ "$(ls -A "$t/dry")" = "$(printf '.harness-owned\ncache\nresults\nwork')" ]; then
+		result harness/clean-dry-run-kept pass "make clean and distclean DRY_RUN=1: OUT as it was (no lock, no status)"
+	else
+		result harness/clean-dry-run-kept fail "OUT holds: $(ls -A "$t/dry" 2>&1 | tr '\n' ' ')"
+	fi
+	if [ ! -e "$t/own/status" ]; then result harness/status-not-written-dry-run pass "no status/ from the refused DRY_RUN=1"
+	else result harness/status-not-written-dry-run fail "status/$(ls "$t/own/status" | tr '\n' ' ')written by the refused DRY_RUN=1"; fi
+	# M2: harness-like names (logs/, work/) do not make a directory the
+	# harness's: without .harness-owned it is refused and kept.
+	mkdir -p "$t/like/logs" "$t/like/work"
+	echo keep >"$t/like/logs/app.log"
+	echo keep >"$t/like/work/thesis.tex"
+	for tg in clean distclean; do
+		EXPECT_TIMEOUT=20 expect "$tg-lookalike" 2 'has no .harness-owned: the harness did not make it' -- \
+			make -s -C "$HARNESS_ROOT" "$tg" OUT="$t/like"
+	done
+	if [ -f "$t/like/logs/app.log" ] && [ -f "$t/like/work/thesis.tex" ]; then
+		result harness/clean-lookalike-kept pass "logs/app.log and work/thesis.tex kept"
+	else
+		result harness/clean-lookalike-kept fail "make clean or distclean removed files of a directory the harness did not make"
+	fi
+	# An OUT a target without the lock made (the hw-pv-ab dry run,
+	# harness-test) is marked by status.sh: make clean takes it.
+	if make -s -C "$HARNESS_ROOT" hw-pv-ab DRY_RUN=1 OUT="$t/fresh" >"$LOGS/fresh-out-marked.log" 2>&1 &&
+	   [ -e "$t/fresh/.harness-owned" ] && make -s -C "$HARNESS_ROOT" clean OUT="$t/fresh" >>"$LOGS/fresh-out-marked.log" 2>&1; then
+		result harness/fresh-out-marked pass "make hw-pv-ab DRY_RUN=1 made OUT and marked it; make clean took it"
+	else
+		result harness/fresh-out-marked fail "OUT holds: $(ls -A "$t/fresh" 2>&1 | tr '\n' ' ') (log: $LOGS/fresh-out-marked.log)"
+	fi
+	# M3: a dry run leaves the last real run's status.
+	mkdir -p "$t/st/status" && touch "$t/st/.harness-owned" && echo 1 >"$t/st/status/run"
+	if make -s -C "$HARNESS_ROOT" run DRY_RUN=1 OUT="$t/st" >"$LOGS/status-dry-run.log" 2>&1 &&
+	   [ "$(cat "$t/st/status/run")" = 1 ]; then
+		result harness/status-dry-run-keeps-last pass "status/run 1 of the last real run kept by a dry run"
+	else
+		result harness/status-dry-run-keeps-last fail "status/run now '$(cat "$t/st/status/run")' (log: $LOGS/status-dry-run.log)"
+	fi
+	# A refused foreign directory gets no status/ either (make clean
+	# OUT=$HOME made $HOME/status/clean).
+	mkdir -p "$t/foreign" && echo keep >"$t/foreign/notes.txt"
+	make -s -C "$HARNESS_ROOT" clean OUT="$t/foreign" >"$LOGS/status-foreign.log" 2>&1
+	if [ ! -e "$t/foreign/status" ]; then result harness/status-not-in-foreign pass "make clean refused a foreign directory, wrote no status/ into it"
+	else result harness/status-not-in-foreign fail "status/$(ls "$t/foreign/status" | tr '\n' ' ')written into a foreign directory (log: $LOGS/status-foreign.log)"; fi
+	# M4: /, $HOME (here a stand-in), the project and a directory above
+	# it: refused by the dry run and by the real targets, nothing written.
+	EXPECT_TIMEOUT=20 expect run-dry-out-root 2 'OUT=/ is /, which holds /: refusing it' -- \
+		make -s -C "$HARNESS_ROOT" run DRY_RUN=1 OUT=/
+	mkdir -p "$t/home"
+	EXPECT_TIMEOUT=20 expect run-dry-out-home 2 'OUT=.*/home is .*, which holds .*/home: refusing it' -- \
+		env HOME="$t/home" make -s -C "$HARNESS_ROOT" run DRY_RUN=1 OUT="$t/home"
+	EXPECT_TIMEOUT=20 expect hw-run-out-home 2 'OUT=.*/home is .*, which holds .*/home: refusing it' -- \
+		env HOME="$t/home" RUNLIST=/nonexistent/list make -s -C "$HARNESS_ROOT" hw-run OUT="$t/home"
+	if [ -z "$(ls -A "$t/home")" ]; then result harness/out-home-untouched pass "nothing written into \$HOME"
+	else result harness/out-home-untouched fail "written into \$HOME: $(ls -A "$t/home" | tr '\n' ' ')"; fi
+	EXPECT_TIMEOUT=20 expect run-dry-out-project 2 'which holds .*: refusing it' -- \
+		make -s -C "$HARNESS_ROOT" run DRY_RUN=1 OUT="$HARNESS_ROOT"
+	EXPECT_TIMEOUT=20 expect check-out-above-project 2 'which holds .*: refusing it' -- \
+		env PATCHES=/nonexistent/series make -s -C "$HARNESS_ROOT" check OUT="$HARNESS_ROOT/.."
+	# M5: a space or a colon in OUT (Kbuild refuses them after the
+	# download): refused by the dry run and by the real targets.
+	EXPECT_TIMEOUT=20 expect run-dry-out-space 2 "OUT='.*/a b' has a space or a colon" -- \
+		make -s -C "$HARNESS_ROOT" run DRY_RUN=1 OUT="$t/a b"
+	EXPECT_TIMEOUT=20 expect run-dry-out-colon 2 "OUT='.*/a:b' has a space or a colon" -- \
+		make -s -C "$HARNESS_ROOT" run DRY_RUN=1 OUT="$t/a:b"
+	EXPECT_TIMEOUT=20 expect check-out-space 2 "OUT='.*/a b' has a space or a colon" -- \
+		env PATCHES=/nonexistent/series make -s -C "$HARNESS_ROOT" check OUT="$t/a b"
+	# (KERNEL_SRC may have them: base-tree.sh copies it under OUT, and the
+	# builds see only the copy.)
+	local ks="$t/k src:1/linux"
+	mkdir -p "$ks/arch/arm64/kvm" "$ks/tools/testing/selftests/kvm"
+	printf 'VERSION = 6\nPATCHLEVEL = 12\nSUBLEVEL = 1\nEXTRAVERSION =\n' >"$ks/Makefile"
+	EXPECT_TIMEOUT=30 expect_ok kernel-src-space-colon 'base: prepared 6\.12\.1 \(tree:.*/k src:1/linux\)' -- \
+		env -u HARNESS_LOCKED OUT="$t/ks-out" KERNEL_SRC="$ks" BASE=6.12 "$S"/phases/base-tree.sh
+	# As root, where / is writable, make run DRY_RUN=1 and make clean with
+	# OUT=/ made /status (removed again here if they, or a case above,
+	# still do).
+	if [ "$(id -u)" != 0 ]; then
+		result harness/status-not-in-root skip "not root: / is not writable here (status-not-in-foreign is this case)"
+	elif [ -n "$had_root_status" ]; then
+		result harness/status-not-in-root skip "/status exists on this machine: nothing to tell"
+	else
+		{ make -s -C "$HARNESS_ROOT" run DRY_RUN=1 OUT=/; make -s -C "$HARNESS_ROOT" clean OUT=/; } >"$LOGS/status-root.log" 2>&1
+		if [ -e /status ]; then
+			result harness/status-not-in-root fail "OUT=/ got /status/$(ls /status | tr '\n' ' ')(removed again)"
+			rm -f /status/run /status/clean && rmdir /status
+		else
+			result harness/status-not-in-root pass "make run DRY_RUN=1 and make clean with OUT=/ as root: no /status"
+		fi
+	fi
 	rm -rf "$t"
 }
 
