@@ -248,7 +248,7 @@ case "$(basename "$0")" in
 					"the only one is --dry-run (make: DRY_RUN=1); the rest are variables (make help)" ;;
 			esac
 		fi ;;
-	test.sh|check.sh|mutants.sh|export.sh|bench.sh|hw-emulated.sh)
+	test.sh|check.sh|modexport.sh|mutants.sh|export.sh|bench.sh|hw-emulated.sh)
 		[ "${BASH_SOURCE[1]:-}" = "$0" ] && [ $# -gt 0 ] &&
 			die "$(basename "$0") takes no arguments ('$*')" \
 				"set variables instead, as make does (make help; Documentation/harness.rst)"
