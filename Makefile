@@ -19,7 +19,7 @@ ifneq ($(UNKNOWN_VARS),)
 $(error unknown variable(s) on the command line: $(UNKNOWN_VARS) -- make help lists the ones the targets read (scripts/lib/params.tsv))
 endif
 
-.PHONY: help deps run test harness-test lava lava-jobs kunit mutants check export bench hw-run hw-bench hw-pv-ab hw-emulated clean distclean
+.PHONY: help deps run test harness-test lava lava-jobs kunit mutants check modexport export bench hw-run hw-bench hw-pv-ab hw-emulated clean distclean
 
 help:
 	@echo "make run      build base tree + patches/<base>/series, boot under QEMU, run the KVM selftests"
@@ -30,6 +30,7 @@ help:
 	@echo "make kunit    the KUnit suites of selftests/kunit.txt with kunit.py run (arm64, QEMU)"
 	@echo "make mutants  each mutant kernel (series + one deliberate bug) must fail the tests its header names"
 	@echo "make check    per-patch gates: apply, checkpatch, bisect builds (arm64, x86_64), sparse, W=1, kernel-doc, clang"
+	@echo "make modexport  the modules of Debian's arm64 config that the series' header changes reach, built (make M=) and linked by modpost against Debian's Module.symvers"
 	@echo "make export   mail-ready series (format-patch + cover letter) from your git identity, proven git am-able"
 	@echo "make bench    base vs patched kernel, same config and QEMU, interleaved boots"
 	@echo "make hw-run   the hardware run list natively on an arm64 KVM host (no QEMU)"
@@ -67,6 +68,9 @@ mutants:
 
 check:
 	@scripts/status.sh check scripts/check.sh
+
+modexport:
+	@scripts/status.sh modexport scripts/modexport.sh
 
 export:
 	@scripts/status.sh export scripts/export.sh

@@ -19,6 +19,11 @@
 #     builds only the series' objects, CHECK_BUILD=objs, unless FULL=1),
 #     make check on fixture series it must reject (scripts/tests/check-tests.sh)
 #     and make export with a test identity (scripts/tests/export-test.sh).
+#  4b. make modexport on both bases (scripts/modexport.sh): the modules of
+#     Debian's arm64 config that the series' header changes reach, built as
+#     external modules and linked by modpost against Debian's Module.symvers
+#     plus the series' exports (an unexported symbol reached through an
+#     inline fails it); one result per module directory.
 #
 #  5. A fixed subset of make mutants on mainline (TEST_MUTANTS): the named
 #     tests must fail on kernels broken on purpose for them.
@@ -44,12 +49,12 @@
 phase_start test
 t0=$(date +%s)
 case "${FULL:-0}" in 0|1) ;; *) die "FULL=$FULL: use FULL=1 (every run on both bases) or leave it unset" ;; esac
-default_runs="install mainline:debug mainline:lava mainline:mutants mainline:check mainline:export 6.12:vhe 6.12:prebuilt 6.12:check-tests"
-full_runs="install mainline:vhe mainline:debug mainline:lava mainline:mutants mainline:check mainline:export mainline:nvhe mainline:debug-nvhe 6.12:vhe 6.12:prebuilt 6.12:check-tests 6.12:check 6.12:export 6.12:nvhe 6.12:debug 6.12:mutants"
 # install: the README's set-up from a bare Debian 12 root, for real
 # (scripts/tests/install-test.sh, as root); it runs in the background from
 # the start, beside the first kernel build (its apt and dpkg work is I/O and
 # network), and its results join the others at the end.
+default_runs="install mainline:debug mainline:lava mainline:mutants mainline:check mainline:modexport mainline:export 6.12:vhe 6.12:prebuilt 6.12:check-tests 6.12:modexport"
+full_runs="install mainline:vhe mainline:debug mainline:lava mainline:mutants mainline:check mainline:modexport mainline:export mainline:nvhe mainline:debug-nvhe 6.12:vhe 6.12:prebuilt 6.12:check-tests 6.12:modexport 6.12:check 6.12:export 6.12:nvhe 6.12:debug 6.12:mutants"
 # lava: the debug run's Image and initramfs as a LAVA job, run by Debian's
 # lava-dispatcher (lava-run), its results checked against the debug run's
 # (test_lava_tests below, of its run list; FULL=1: all). prebuilt: Debian's
@@ -76,8 +81,8 @@ if [ "${FULL:-0}" = 1 ]; then runs=${TEST_RUNS:-$full_runs}; else runs=${TEST_RU
 for br in $runs; do
 	case "$br" in *:*) b=${br%%:*} r=${br#*:} ;; *) b=$BASE r=$br ;; esac
 	case " $BASES " in *" $b "*) ;; *) die "TEST_RUNS: '$br': unknown base '$b'" "bases: $BASES" ;; esac
-	case "$r" in install|vhe|nvhe|debug|debug-nvhe|check|check-tests|export|kunit|mutants|lava|prebuilt) ;; *)
-		die "TEST_RUNS: '$br': unknown run '$r'" "runs: install vhe nvhe debug debug-nvhe check check-tests export kunit mutants lava prebuilt" ;;
+	case "$r" in install|vhe|nvhe|debug|debug-nvhe|check|check-tests|modexport|export|kunit|mutants|lava|prebuilt) ;; *)
+		die "TEST_RUNS: '$br': unknown run '$r'" "runs: install vhe nvhe debug debug-nvhe check check-tests modexport export kunit mutants lava prebuilt" ;;
 	esac
 done
 # And every mutant name, before the hour of runs that precedes the mutants,
@@ -224,6 +229,19 @@ for br in $runs; do
 				fi
 			fi ;;
 		export) BASE=$b "$S"/tests/export-test.sh || true; boots= ;;
+		modexport)
+			# Debian's modules that the series reaches, linked by modpost
+			# against Debian's Module.symvers (Documentation/check-export.rst,
+			# "Module exports"): rows <base>/modexport/<dir>.
+			boots=
+			info "make modexport BASE=$b (log: $OUT/tests/modexport-$b.log)"
+			BASE=$b "$S"/modexport.sh >"$OUT/tests/modexport-$b.log" 2>&1 || true
+			grep -E '^\[harness\] modexport: (.*(PASS|FAIL)|.*ERROR: modpost)' "$OUT/tests/modexport-$b.log" || true
+			if ! grep -q "^$b/modexport/" "$RESULTS_TSV"; then
+				printf '%s/modexport\terror\t%s\n' "$b" \
+					"no modexport result: $(grep -m1 ERROR "$OUT/tests/modexport-$b.log" | cut -c1-200)" >>"$RESULTS_TSV"
+				harness_errors=$((harness_errors + 1))
+			fi ;;
 		vhe) run_one "$b" vhe HOST_MODE=vhe FRAGMENTS=kvm-host L2=1 ;;
 		prebuilt)
 			# reg_migrate restores what the patched kernel's run (vhe, or

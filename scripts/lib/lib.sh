@@ -258,7 +258,7 @@ if [ "${BASH_SOURCE[1]:-}" = "$0" ]; then
 				die "$(basename "$0"): unknown argument(s) '$*'" \
 					"the only one is --dry-run (make: DRY_RUN=1); the rest are variables (make help)" ;;
 			esac ;;
-		test.sh|check.sh|mutants.sh|export.sh|bench.sh|hw-emulated.sh)
+		test.sh|check.sh|modexport.sh|mutants.sh|export.sh|bench.sh|hw-emulated.sh)
 			[ $# -gt 0 ] && die "$(basename "$0") takes no arguments ('$*')" \
 				"set variables instead, as make does (make help; Documentation/harness.rst)" ;;
 	esac
