@@ -112,7 +112,7 @@ phase_done() { # phase_done <name>: the time since the last phase ended
 }
 
 # Every package of every phase, here (make check's sparse, make export's
-# b4, make lava's lava-dispatcher): a fresh machine installs them once, in this phase, not inside the
+# b4, make lava's LAVA root under OUT): a fresh machine installs them once, in this phase, not inside the
 # phases whose time the README reports.
 LAVA=1 "$S"/deps.sh ||
 	{ echo 2 >"$OUT/tests/exit-status"; echo "0 passed, 1 failed, 0 skipped"; exit 2; }
