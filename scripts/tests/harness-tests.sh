@@ -20,7 +20,7 @@ LOGS=$OUT/tests/harness
 mkdir -p "$LOGS"
 # One run of these cases at a time per OUT: two make harness-test at once
 # shared $LOGS and failed each other's cases. (Not the OUT lock: make test,
-# which holds that one, runs these cases itself.) fd 8: lib.sh's is 9.
+# which holds that one, runs these cases itself.) fd 8: out.sh's lock_out takes 9.
 exec 8>"$LOGS/.lock"
 flock -n 8 || die "another make harness-test is using OUT=$OUT ($LOGS/.lock)" "wait for it to finish, or use another OUT=<dir>"
 
@@ -341,7 +341,7 @@ input_cases() {
 	else
 		result harness/internal-vars-not-inherited fail "status.sh passes BUILD_DIR/DISK on"
 	fi
-	# One reproducer for every target (lib.sh's reproducer, from params.tsv):
+	# One reproducer for every target (repro.sh's reproducer, from params.tsv):
 	# hw-run's names the skip lists, the tree and the series too (it left
 	# them out, newcomer trial 2026-12-02).
 	local hr
