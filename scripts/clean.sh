@@ -10,7 +10,7 @@
 #
 # DRY_RUN=1: print what would be removed, remove nothing (no lock either).
 # Refused (exit 2, nothing removed): an OUT that is /, $HOME, the project
-# or a directory above them (lib.sh's check_out, as for every target), an
+# or a directory above them (out.sh's check_out, as for every target), an
 # existing OUT without the .harness-owned that lock_out writes into the
 # OUT it makes (the harness did not make it), and an OUT another harness
 # command is using (the OUT lock, as for every other target).

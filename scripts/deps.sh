@@ -19,7 +19,7 @@
 #
 # Nothing here installs a foreign-architecture package: the guests' arm64
 # busybox and the L2 VMM are downloaded and unpacked under OUT
-# (lib.sh's busybox_arm64, phases/l2-vmm.sh). README.md, "What the
+# (apt.sh's busybox_arm64, phases/l2-vmm.sh). README.md, "What the
 # commands change on the host", lists what is installed; the bare-system
 # install test (scripts/tests/install-test.sh) checks that list.
 . "$(dirname "$0")/lib/lib.sh"

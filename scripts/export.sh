@@ -200,7 +200,7 @@ if ! git_q am -q --keep-cr "$work"/in/????.mail >"$work/am.log" 2>&1; then
 fi
 
 # --- one mail series per destination ---------------------------------------
-# The series file's "# mail: <id> -- <destination>" lines (lib.sh,
+# The series file's "# mail: <id> -- <destination>" lines (series.sh,
 # series_mails) split it into mail series, each sent to one maintainer tree
 # with its own cover letter: $PATCHES/cover-<id>.tmpl, else the
 # COVER_TEMPLATE / cover-letter.tmpl above. All were applied above, in

@@ -6,7 +6,7 @@
 # this keeps the script's own status (0 pass, 1 test failure, 2 harness
 # error) in $OUT/status/<target> (one number), and exits with it. Not for
 # make distclean (it removes OUT). The status file goes only into an OUT
-# the harness made (its .harness-owned: lib.sh's lock_out, or below): a
+# the harness made (its .harness-owned: out.sh's lock_out, or below): a
 # refused /, $HOME or foreign directory gets nothing. A dry run (DRY_RUN
 # set, also to a refused value) writes none: the last real run's status
 # stays. An OUT that cannot be written (read-only) keeps no status file;

@@ -4,7 +4,7 @@
 # Debian's packages with mmdebstrap, so that the host gets no
 # lava-dispatcher, no libguestfs, no second QEMU and no lava-worker service
 # (TuxRun keeps LAVA in a container for the same reason). make lava runs
-# lava-run inside it (lib.sh's in_root: a private mount namespace).
+# lava-run inside it (apt.sh's in_root: a private mount namespace).
 #
 #   lava-root.sh            make the root of LAVA_WORKER if it is not there
 #                           ($OUT/cache/lava-root/<worker>/root)

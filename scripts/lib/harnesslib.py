@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Shared Python helpers of the harness: one owner per format.
 
-read_env()      the env files written by lib.sh's write_env (VAR=<%q value>)
+read_env()      the env files written by state.sh's write_env (VAR=<%q value>)
 list_entries()  the run lists and benchmark lists ("<name> <timeout> ..."
                 lines, '#' comments), with their shared checks
 series_names()  a quilt series file's patch names, in order
@@ -13,7 +13,7 @@ import shlex
 
 
 def read_env(path):
-    """{VAR: value} of an env file written by lib.sh's write_env (bash's
+    """{VAR: value} of an env file written by state.sh's write_env (bash's
     printf %q quoting, which shlex undoes); {} when the file is missing."""
     env = {}
     if not os.path.exists(path):

@@ -5,7 +5,7 @@
     help.py            the variables, one line each: name, default, targets, what
     help.py --names    the names only, space-separated (the Makefile's check)
     help.py --repro-vars TARGET
-                       the variables of TARGET's reproducer (lib.sh's
+                       the variables of TARGET's reproducer (repro.sh's
                        reproducer): those TARGET reads that can change a
                        result, in the table's order
 """

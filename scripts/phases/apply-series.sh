@@ -29,7 +29,7 @@ VARIANT=${VARIANT:-patched}
 resolve_patches
 [ -f "$PATCHES/series" ] || die "$PATCHES/series not found" "create it (an empty series is valid)"
 # The project's own patches on top of a non-empty series (with_project_patches
-# in lib.sh); PROJECT_PATCHES= leaves them out (make check, make export, the
+# in series.sh); PROJECT_PATCHES= leaves them out (make check, make export, the
 # base kernel of make bench).
 [ -z "${PROJECT_PATCHES:-}" ] || [ -f "$PROJECT_PATCHES/series" ] || die "PROJECT_PATCHES=$PROJECT_PATCHES has no series file" \
 	"name a directory with a quilt series, or set PROJECT_PATCHES= to build the mails alone"

@@ -7,7 +7,7 @@
 #
 #   RUNLIST=selftests/runlist-qemu.txt   run list
 #   SKIPLISTS="..."                      skip lists (default: the selftests/skip-*.txt
-#                                        that apply, see default_skiplists in lib.sh)
+#                                        that apply, see default_skiplists in runlist.sh)
 #   ONLY="test1 test2"                   run only these run-list entries
 #   RUN_DIR=dir                          where runlist.tsv is recorded
 # Writes $RUN_DIR/initramfs.env with INITRD and TESTS_TIMEOUT (sum of timeouts).

@@ -17,7 +17,7 @@ phase_start l2-vmm
 
 readelf=$(command -v aarch64-linux-gnu-readelf || command -v readelf) ||
 	die "no readelf" "install binutils-aarch64-linux-gnu (comes with gcc-aarch64-linux-gnu)"
-# Debian 12's arm64 index through lib.sh's private arm64 apt: downloads
+# Debian 12's arm64 index through apt.sh's private arm64 apt: downloads
 # only, dpkg's architectures are not changed.
 private_apt_arm64
 o=("${APT_OPTS[@]}")

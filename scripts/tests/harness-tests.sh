@@ -20,7 +20,7 @@ LOGS=$OUT/tests/harness
 mkdir -p "$LOGS"
 # One run of these cases at a time per OUT: two make harness-test at once
 # shared $LOGS and failed each other's cases. (Not the OUT lock: make test,
-# which holds that one, runs these cases itself.) fd 8: lib.sh's is 9.
+# which holds that one, runs these cases itself.) fd 8: out.sh's lock_out takes 9.
 exec 8>"$LOGS/.lock"
 flock -n 8 || die "another make harness-test is using OUT=$OUT ($LOGS/.lock)" "wait for it to finish, or use another OUT=<dir>"
 
@@ -222,11 +222,11 @@ input_cases() {
 	if [[ $fix == "the disk is full"*"free space on /"* ]]; then result harness/full-disk-named pass "$fix"
 	else result harness/full-disk-named fail "fix named: $fix"; fi
 	EXPECT_TIMEOUT=30 expect early-mutants-name 2 "MUTANTS: no mutant 'pv-never-sett'" -- env MUTANTS=pv-never-sett "$S"/mutants.sh
-	# One rule for the private apt lists (lib.sh's private_apt): three
+	# One rule for the private apt lists (apt.sh's private_apt): three
 	# scripts built theirs by hand (newcomer read-through, 2026-12-03).
 	local own_lists
-	own_lists=$(cd "$HARNESS_ROOT" && grep -nE 'Dir::Etc::SourceList|Dir::State::Lists' scripts/*.sh scripts/phases/*.sh scripts/lib/*.sh scripts/ci/*.sh | grep -v '^scripts/lib/lib.sh:' || true)
-	if [ -z "$own_lists" ]; then result harness/private-apt-one-rule pass "every private apt list comes from lib.sh's private_apt"
+	own_lists=$(cd "$HARNESS_ROOT" && grep -nE 'Dir::Etc::SourceList|Dir::State::Lists' scripts/*.sh scripts/phases/*.sh scripts/lib/*.sh scripts/ci/*.sh | grep -v '^scripts/lib/apt.sh:' || true)
+	if [ -z "$own_lists" ]; then result harness/private-apt-one-rule pass "every private apt list comes from apt.sh's private_apt"
 	else result harness/private-apt-one-rule fail "built by hand: $(echo "$own_lists" | head -n 3 | tr '\n' ' ')"; fi
 	# A read-only OUT: a harness error that says so (it was a raw bash
 	# message and exit 1).
@@ -341,7 +341,7 @@ input_cases() {
 	else
 		result harness/internal-vars-not-inherited fail "status.sh passes BUILD_DIR/DISK on"
 	fi
-	# One reproducer for every target (lib.sh's reproducer, from params.tsv):
+	# One reproducer for every target (repro.sh's reproducer, from params.tsv):
 	# hw-run's names the skip lists, the tree and the series too (it left
 	# them out, newcomer trial 2026-12-02).
 	local hr

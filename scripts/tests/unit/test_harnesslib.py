@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The env files: lib.sh's write_env and harnesslib.read_env agree on any
+"""The env files: state.sh's write_env and harnesslib.read_env agree on any
 value (quotes, spaces, empty), and bash reads them back the same."""
 import os
 import re
