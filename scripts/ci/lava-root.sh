@@ -34,20 +34,24 @@ case "$LAVA_WORKER" in
 		suite=trixie
 		sources=("deb $kr $m trixie main" "deb $kr $m trixie-updates main"
 			"deb $kr http://deb.debian.org/debian-security trixie-security main" "deb $kr $m trixie-backports main")
-		lava_release=trixie-backports qemu_release=trixie ;;
+		lava_release=trixie-backports qemu_release=trixie lava_pkgs=lava-dispatcher ;;
 	debian12 | debian12-qemu10)
 		suite=bookworm
 		sources=("deb $kr $m bookworm main" "deb $kr $m bookworm-updates main"
 			"deb $kr http://deb.debian.org/debian-security bookworm-security main")
-		lava_release=bookworm qemu_release=bookworm
+		lava_release=bookworm qemu_release=bookworm lava_pkgs=lava-dispatcher
 		if [ "$LAVA_WORKER" = debian12-qemu10 ]; then
+			# 2023.01's libguestfs needs qemu-system-x86 of the installed
+			# QEMU's version, and backports' QEMU needs backports' seabios:
+			# both from the QEMU's suite (bookworm's 7.2 build conflicts).
 			sources+=("deb $kr $m $HOST_QEMU_SUITE main")
-			qemu_release=$HOST_QEMU_SUITE
+			qemu_release=$HOST_QEMU_SUITE lava_release=$HOST_QEMU_SUITE
+			lava_pkgs="lava-dispatcher/bookworm qemu-system-x86"
 		fi ;;
 	*) die "LAVA_WORKER=$LAVA_WORKER: unknown worker" "use trixie (default), debian12 or debian12-qemu10" ;;
 esac
 if [ "${1:-}" = --print ]; then
-	echo "LAVA worker '$LAVA_WORKER': $suite root (mmdebstrap minbase), lava-dispatcher from $lava_release, qemu-system-arm from $qemu_release"
+	echo "LAVA worker '$LAVA_WORKER': $suite root (mmdebstrap minbase), $lava_pkgs (-t $lava_release), qemu-system-arm from $qemu_release"
 	exit 0
 fi
 [ -z "${1:-}" ] || die "unknown argument '$1'" "use: lava-root.sh [--print]"
@@ -75,7 +79,7 @@ install="apt-get install -y --no-install-recommends"
 with_progress "lava root" "$log" mmdebstrap --variant=minbase --mode=root \
 	--aptopt='APT::Install-Recommends "false"' \
 	--customize-hook="chroot \"\$1\" env DEBIAN_FRONTEND=noninteractive $install -t $qemu_release qemu-system-arm" \
-	--customize-hook="chroot \"\$1\" env DEBIAN_FRONTEND=noninteractive $install -t $lava_release lava-dispatcher" \
+	--customize-hook="chroot \"\$1\" env DEBIAN_FRONTEND=noninteractive $install -t $lava_release $lava_pkgs" \
 	"$suite" "$root" "${sources[@]}" ||
 	die "mmdebstrap of LAVA's root ($LAVA_WORKER) failed (log: ${log#"$PWD"/})" \
 		"$(log_fix "$log" "see the log's last lines: the network, or an archive change (a package the suite no longer has)")"
