@@ -74,11 +74,12 @@ log=$OUT/logs/lava-root-$LAVA_WORKER.log
 mkdir -p "$(dirname "$log")"
 info "making LAVA's root '$LAVA_WORKER' ($suite, lava-dispatcher from $lava_release, QEMU from $qemu_release; log: ${log#"$PWD"/})"
 # The packages come from the suites named for each (-t), the rest from the
-# root's suite; recommends stay out (libguestfs is one).
+# root's suite; recommends stay out (libguestfs is one). cpio: lava-run
+# appends its test overlay to the job's initramfs with it (minbase has none).
 install="apt-get install -y --no-install-recommends"
 with_progress "lava root" "$log" mmdebstrap --variant=minbase --mode=root \
 	--aptopt='APT::Install-Recommends "false"' \
-	--customize-hook="chroot \"\$1\" env DEBIAN_FRONTEND=noninteractive $install -t $qemu_release qemu-system-arm" \
+	--customize-hook="chroot \"\$1\" env DEBIAN_FRONTEND=noninteractive $install -t $qemu_release qemu-system-arm cpio" \
 	--customize-hook="chroot \"\$1\" env DEBIAN_FRONTEND=noninteractive $install -t $lava_release $lava_pkgs" \
 	"$suite" "$root" "${sources[@]}" ||
 	die "mmdebstrap of LAVA's root ($LAVA_WORKER) failed (log: ${log#"$PWD"/})" \
