@@ -59,5 +59,5 @@ fi
 # Not while another command uses it (its results would go from under it).
 lock_out
 list_gone
-[ ${#gone[@]} = 0 ] || rm -rf -- "${gone[@]}"
+[ ${#gone[@]} = 0 ] || rm_tree "${gone[@]}"
 status "removed $what"

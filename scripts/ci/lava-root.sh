@@ -68,7 +68,7 @@ fi
 	"as root: make deps LAVA=1"
 need_tools mmdebstrap
 need_disk 2 || exit 2
-rm -rf "$dir"
+rm_tree "$dir"
 mkdir -p "$dir"
 log=$OUT/logs/lava-root-$LAVA_WORKER.log
 mkdir -p "$(dirname "$log")"

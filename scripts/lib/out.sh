@@ -74,6 +74,34 @@ safe_rm_target() {
 	mkdir -p "$r" && touch "$r/.harness-owned"
 }
 
+# rm_tree <path>...: rm -rf that never leaves the file system it starts on.
+# A root under OUT (mmdebstrap's LAVA and install-test roots) keeps proc,
+# sys, dev/pts and dev/shm mounted in the host's mount table when mmdebstrap
+# is killed mid-run, and a plain rm -rf descends into them (seen 2026-12-07:
+# proc and sys of a killed LAVA root; read-only, so nothing was lost; a
+# bind mount of a host directory would have been emptied). So: nothing is
+# removed while a file system is mounted below a path (the command
+# stops, naming the mounts and the fix), and rm runs with --one-file-system.
+rm_tree() {
+	local p r mounts
+	for p in "$@"; do
+		[ -e "$p" ] || [ -L "$p" ] || continue
+		r=$(realpath -m "$p")
+		# mountinfo's 5th field is the mount point (a space is \040).
+		mounts=$(awk -v r="$r" '{ m = $5; gsub(/\\040/, " ", m)
+			if (index(m, r "/") == 1) print m }' /proc/self/mountinfo | sort -r)
+		[ -z "$mounts" ] || die "not removing $p: file systems are mounted below it: ${mounts//$'\n'/ }" \
+			"unmount them (umount -R '$r', or each of them), then run the command again"
+	done
+	for p in "$@"; do
+		if mountpoint -q "$p"; then  # a disk mounted as OUT: its contents
+			find "$p" -mindepth 1 -maxdepth 1 -exec rm -rf --one-file-system -- {} +
+		else
+			rm -rf --one-file-system -- "$p"
+		fi
+	done
+}
+
 # lock_out: one harness command at a time per OUT (flock on $OUT/.lock),
 # taken by the top-level targets; nested scripts on the same OUT inherit it
 # (HARNESS_LOCKED names the OUT locked: a child on another OUT, or make

@@ -718,7 +718,7 @@ clean_cases() {
 # given an input that stops a real run early, should its refusal ever go
 # missing.
 safety_cases() {
-	local t tg f had_root_status=""
+	local t tg f rc had_root_status=""
 	[ -e /status ] && had_root_status=1
 	t=$(mktemp -d "$LOGS/safety.XXXXXX")
 	# M1: every target without a dry run (the Makefile's .PHONY list)
@@ -770,6 +770,23 @@ safety_cases() {
 		result harness/fresh-out-marked pass "make hw-pv-ab DRY_RUN=1 made OUT and marked it; make clean took it"
 	else
 		result harness/fresh-out-marked fail "OUT holds: $(ls -A "$t/fresh" 2>&1 | tr '\n' ' ') (log: $LOGS/fresh-out-marked.log)"
+	fi
+	# make clean never removes through a mount below OUT (a killed
+	# mmdebstrap leaves its root's proc, sys and dev mounted): it stops,
+	# names the mount and the fix, and the mounted directory keeps its files.
+	if [ "$(id -u)" = 0 ]; then
+		mkdir -p "$t/mnt/work/root/mnt" "$t/outside" && touch "$t/mnt/.harness-owned" &&
+			echo keep >"$t/outside/host-file" && mount --bind "$t/outside" "$t/mnt/work/root/mnt"
+		make -s -C "$HARNESS_ROOT" clean OUT="$t/mnt" >"$LOGS/clean-mount-below.log" 2>&1
+		rc=$?
+		umount "$t/mnt/work/root/mnt" 2>/dev/null
+		if [ -f "$t/outside/host-file" ] && [ $rc = 2 ] && grep -q "umount -R" "$LOGS/clean-mount-below.log"; then
+			result harness/clean-mount-below pass "make clean stopped at a bind mount below OUT (exit 2, umount named); the mounted directory kept its file"
+		else
+			result harness/clean-mount-below fail "exit $rc; host-file $([ -f "$t/outside/host-file" ] && echo kept || echo REMOVED) (log: $LOGS/clean-mount-below.log)"
+		fi
+	else
+		result harness/clean-mount-below skip "needs root (mount --bind)"
 	fi
 	# M3: a dry run leaves the last real run's status.
 	mkdir -p "$t/st/status" && touch "$t/st/.harness-owned" && echo 1 >"$t/st/status/run"

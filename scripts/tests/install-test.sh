@@ -31,7 +31,7 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 need_tools mmdebstrap unshare chroot tar python3
 mkdir -p "$cache" "$logs"
-rm -rf "$work"
+rm_tree "$work"
 mkdir -p "$work"
 tarball=$cache/bookworm-minbase.tar
 kr='[signed-by=/usr/share/keyrings/debian-archive-keyring.gpg]'
@@ -141,5 +141,5 @@ else
 fi
 du -sm "$root" 2>/dev/null | awk '{ print "[harness] install-test: the bare root after the set-up: " $1 " MB" }'
 # The root is several GB: not kept (its logs are).
-rm -rf "$work"
+rm_tree "$work"
 results_end
