@@ -53,8 +53,8 @@ case "${FULL:-0}" in 0|1) ;; *) die "FULL=$FULL: use FULL=1 (every run on both b
 # (scripts/tests/install-test.sh, as root); it runs in the background from
 # the start, beside the first kernel build (its apt and dpkg work is I/O and
 # network), and its results join the others at the end.
-default_runs="install mainline:debug mainline:lava mainline:mutants mainline:check mainline:modexport mainline:export 6.12:vhe 6.12:prebuilt 6.12:check-tests 6.12:modexport"
-full_runs="install mainline:vhe mainline:debug mainline:lava mainline:mutants mainline:check mainline:modexport mainline:export mainline:nvhe mainline:debug-nvhe 6.12:vhe 6.12:prebuilt 6.12:check-tests 6.12:modexport 6.12:check 6.12:export 6.12:nvhe 6.12:debug 6.12:mutants"
+default_runs="install mainline:debug mainline:lava mainline:mutants mainline:check mainline:check-tests mainline:modexport mainline:export 6.12:vhe 6.12:prebuilt 6.12:modexport"
+full_runs="install mainline:vhe mainline:debug mainline:lava mainline:mutants mainline:check mainline:check-tests mainline:modexport mainline:export mainline:nvhe mainline:debug-nvhe 6.12:vhe 6.12:prebuilt 6.12:modexport 6.12:check 6.12:export 6.12:nvhe 6.12:debug 6.12:mutants"
 # lava: the debug run's Image and initramfs as a LAVA job, run by Debian's
 # lava-dispatcher (lava-run), its results checked against the debug run's
 # (test_lava_tests below, of its run list; FULL=1: all). prebuilt: Debian's

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # make check on series that must fail, each at the right patch and gate:
 #   checkpatch   a patch with a checkpatch.pl error
-#   build-break  the real 6.12 series' 0014 (builds), then a patch that does not
+#   build-break  the real mainline series' 0004 (builds), then a patch that does not
 #   fuzz         a hunk that applies only with fuzz
 #   offset       a hunk that applies only at an offset
 # Fixtures: scripts/tests/fixtures/check/<case>/. The cases share the check
@@ -38,7 +38,7 @@ expect checkpatch "$F/checkpatch" 0001-genirq-Add-irq_check_fixture.patch checkp
 mkdir -p "$tmp/build-break"
 cp "$F"/build-break/* "$tmp/build-break/"
 first=$(sed -n '/^[^#]/p' "$F/build-break/series" | head -n 1)
-cp "$HARNESS_ROOT/patches/6.12/$first" "$tmp/build-break/" ||
+cp "$HARNESS_ROOT/patches/mainline/$first" "$tmp/build-break/" ||
 	result check-tests/build-break fail "the real series has no $first any more: update the fixture"
 expect build-break "$tmp/build-break" 0099-genirq-Look-up-the-descriptor-with-a-helper-that-doe.patch arm64 \
 	"irq_to_desc_checked"
