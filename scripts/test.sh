@@ -49,6 +49,7 @@
 phase_start test
 t0=$(date +%s)
 case "${FULL:-0}" in 0|1) ;; *) die "FULL=$FULL: use FULL=1 (every run on both bases) or leave it unset" ;; esac
+case "${TEST_LANES:-2}" in 1|2) ;; *) die "TEST_LANES=$TEST_LANES: use 2 (make check and make export beside the builds, the default) or 1 (one run at a time)" ;; esac
 # install: the README's set-up from a bare Debian 12 root, for real
 # (scripts/tests/install-test.sh, as root); it runs in the background from
 # the start, beside the first kernel build (its apt and dpkg work is I/O and
@@ -199,14 +200,17 @@ debug_fragments() {
 	echo "kvm-host debug $frag"
 }
 rm -f "$OUT"/work/*/patched/kunit-boot.config.done
-for br in $runs; do
+# run_entry <base:run>: one run of the list, its rows in RESULTS_TSV and
+# its seconds in PHASES_TSV.
+run_entry() {
+	local br=$1 b r
 	case "$br" in
 		*:*) b=${br%%:*} r=${br#*:} ;;
 		*) b=$BASE r=$br ;;
 	esac
 	boots=1
 	case "$r" in
-		install) continue ;;  # started in the background above
+		install) return 0 ;;  # started in the background above
 		kunit) BASE=$b "$S"/kunit.sh || true; boots= ;;  # kunit.py run (not in the default list)
 		check) run_check "$b"; boots= ;;
 		check-tests) BASE=$b CHECK_BUILD=$check_build "$S"/tests/check-tests.sh || true; boots= ;;
@@ -291,15 +295,69 @@ for br in $runs; do
 			[ "$r" = debug ] && [ -f "$OUT/results/$b/test-debug/console.log" ] &&
 				{ BASE=$b VARIANT=patched "$S"/kunit.sh parse "$OUT/results/$b/test-debug/console.log" || true; } ;;
 	esac
-	phase_done "$b:$r"
+}
+# Two lanes. make check, its fixture cases and make export build little at
+# a time (one object per patch state, checkpatch, sparse, git am: mostly one
+# core), so they run in a second lane (TEST_LANES=2, the default) beside the
+# kernel builds and boots of the first, from the start (the bases they need
+# are prepared before it starts). Their own work trees and
+# logs; rows appended to the same results file; the lane's log is
+# out/tests/lane-b.log and its phases are "lane-b:<base>:<run>".
+side_runs="" main_runs=""
+for br in $runs; do
+	case "${TEST_LANES:-2}:${br#*:}" in
+		2:check|2:check-tests|2:export) side_runs="$side_runs $br" ;;
+		*) main_runs="$main_runs $br" ;;
+	esac
+done
+lane_b_pid=""
+start_lane_b() {
+	local br b
+	[ -n "$side_runs" ] && [ -z "$lane_b_pid" ] || return 0
+	for br in $side_runs; do  # every base it uses, prepared here, in this lane
+		case "$br" in *:*) b=${br%%:*} ;; *) b=$BASE ;; esac
+		BASE=$b "$S"/phases/base-tree.sh >"$OUT/tests/lane-b-base-$b.log" 2>&1 ||
+			printf '%s/base\terror\t%s\n' "$b" "lane b: no base tree: $(grep -m1 ERROR "$OUT/tests/lane-b-base-$b.log" | cut -c1-200)" >>"$RESULTS_TSV"
+	done
+	info "lane b: ${side_runs# } beside the runs (log: ${OUT#"$PWD"/}/tests/lane-b.log)"
+	(
+		t_phase=$(date +%s) harness_errors=0
+		for br in $side_runs; do
+			run_entry "$br"
+			phase_done "lane-b:$br"
+		done
+		echo "$harness_errors" >"$OUT/tests/lane-b.errors"
+	) >"$OUT/tests/lane-b.log" 2>&1 &
+	lane_b_pid=$!
+}
+rm -f "$OUT/tests/lane-b.errors"
+start_lane_b
+for br in $main_runs; do
+	run_entry "$br"
+	case "${br#*:}" in install) continue ;; esac
+	phase_done "$br"
 	# The guest hang/panic cases need an Image; the first run that boots
 	# built one.
 	if [ -n "$boots" ] && [ -z "${guest_cases_done:-}" ]; then
-		BASE=$b "$S"/tests/harness-tests.sh guest
+		case "$br" in *:*) gb=${br%%:*} ;; *) gb=$BASE ;; esac
+		BASE=$gb "$S"/tests/harness-tests.sh guest
 		guest_cases_done=1
 		phase_done harness-guest
 	fi
 done
+if [ -n "$lane_b_pid" ]; then
+	t_wait=$(date +%s)
+	wait "$lane_b_pid" || true
+	grep -E '^\[harness\] (check|check-tests|export-test|test): .*(PASS|FAIL|ERROR|series passes|passed)' "$OUT/tests/lane-b.log" | tail -n 20 || true
+	if [ -s "$OUT/tests/lane-b.errors" ]; then
+		harness_errors=$((harness_errors + $(cat "$OUT/tests/lane-b.errors")))
+	else
+		printf 'harness/lane-b\terror\t%s\n' "the second lane ended without its count (log: $OUT/tests/lane-b.log)" >>"$RESULTS_TSV"
+		harness_errors=$((harness_errors + 1))
+	fi
+	info "lane b: waited $(($(date +%s) - t_wait))s for it (log: ${OUT#"$PWD"/}/tests/lane-b.log)"
+	phase_done lane-b-wait
+fi
 
 # The install test's results (it has run beside the others).
 if [ -n "$install_pid" ]; then

@@ -23,6 +23,10 @@
 phase_start base
 
 mkdir -p "$OUT/cache/base" "$STATE"
+# One preparation of a base at a time: make test's two lanes may both ask
+# for it (scripts/test.sh, "Two lanes").
+exec 7>"$OUT/cache/base/.lock-$BASE_NS"
+flock 7
 
 # fetch_deb: the package of BASE into $OUT/cache/apt/debs; prints its path.
 # The pinned version when the suite has it: apt verifies the download
