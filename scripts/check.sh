@@ -125,6 +125,12 @@ x86build=$(FRAGMENTS=x86-kvm build_dir)
 w1build=$build-W1
 mkdir -p "$w1build"
 cmp -s "$build/.config" "$w1build/.config" 2>/dev/null || cp "$build/.config" "$w1build/.config"
+# The sparse this tree's Kbuild accepts (scripts/checker-valid.sh): with one
+# it rejects, make C=2 warns and runs no sparse at all, and the gate would
+# pass on nothing (it did on mainline with Debian 12's 0.6.4 until
+# 2026-12-07). sparse_for (scripts/lib/apt.sh) builds Debian's newer one.
+SPARSE=$(sparse_for "$src") || exit 2
+info "sparse: $SPARSE ($("$SPARSE" --version 2>&1 | head -n 1))"
 
 # --- helpers -------------------------------------------------------------
 # The table is data: one record per row (scripts/lib/checklib.py writes
@@ -208,7 +214,9 @@ file_checks() {
 		built+=("$f")
 	done
 	[ ${#objs[@]} -gt 0 ] || return 0
-	kmake "$res/logs/$label.sparse.log" "$build" C=2 "${objs[@]}" || return 1
+	kmake "$res/logs/$label.sparse.log" "$build" C=2 CHECK="$SPARSE" "${objs[@]}" || return 1
+	! grep -q 'specified, but .* is not available or not up to date' "$res/logs/$label.sparse.log" ||
+		die "Kbuild ran no sparse ($SPARSE: see $res/logs/$label.sparse.log)" "set SPARSE_VERSION to a newer sparse of Debian sid"
 	norm_warnings "$res/logs/$label.sparse.log" | own "${built[@]}" >"$res/$label.sparse"
 	kmake "$res/logs/$label.w1.log" "$w1build" W=1 "${objs[@]}" || return 1
 	norm_warnings "$res/logs/$label.w1.log" | own "${built[@]}" >"$res/$label.w1"

@@ -112,3 +112,49 @@ in_root() {
 		[ -f /etc/resolv.conf ] && [ -f "$r/etc/resolv.conf" ] && mount --bind /etc/resolv.conf "$r/etc/resolv.conf"
 		exec chroot "$r" "$@"' in_root "$root" "$OUT" "$@"
 }
+
+# sparse_for <kernel source dir>: the sparse that <dir>'s Kbuild accepts,
+# printed. Kbuild runs scripts/checker-valid.sh (since 6.13: sparse must
+# parse __typeof_unqual__) and, when it fails, prints a warning and builds
+# with C=2 but no sparse at all. Debian 12's sparse 0.6.4 fails it on 7.3;
+# then sparse is built from Debian's source package of SPARSE_VERSION (sid's,
+# its files checked against the signed Sources index by apt) under
+# $OUT/cache/sparse/<version>/ (`make CC=gcc sparse`, as Debian's rules pin
+# gcc-16: one program, plain C, 31 s here). Nothing is installed. Exit 2
+# (die) when that fails.
+SPARSE_VERSION=${SPARSE_VERSION:-0.6.5~rc1-2}
+sparse_valid() { # sparse_valid <sparse> <src>: 0 when <src>'s Kbuild takes it
+	[ ! -f "$2/scripts/checker-valid.sh" ] ||
+		[ "$(sh "$2/scripts/checker-valid.sh" "$1" --arch=arm64 -mlittle-endian -m64 2>/dev/null)" = 1 ]
+}
+sparse_for() {
+	local src=$1 dir kr='[signed-by=/usr/share/keyrings/debian-archive-keyring.gpg]' sp
+	if command -v sparse >/dev/null && sparse_valid sparse "$src"; then
+		command -v sparse
+		return
+	fi
+	dir=$OUT/cache/sparse/$(echo "$SPARSE_VERSION" | tr ':~+' '___')
+	sp=$dir/build/sparse
+	if [ ! -f "$dir/.ok" ]; then
+		need_tools apt-get dpkg-source make gcc
+		rm -rf "$dir"
+		mkdir -p "$dir/src"
+		private_apt sparse-src "deb-src $kr http://deb.debian.org/debian sid main"
+		APT_OPTS+=(-o "Dir::Cache=$OUT/cache/apt" -o APT::Sandbox::User=root -q)
+		run_logged "$dir/update.log" apt-get "${APT_OPTS[@]}" update >&2 ||
+			die "apt-get update of sid's sources failed (log: $dir/update.log)" \
+				"$(log_fix "$dir/update.log" "check the network and deb.debian.org")"
+		(cd "$dir/src" && run_logged "$dir/source.log" apt-get "${APT_OPTS[@]}" source --download-only "sparse=$SPARSE_VERSION") >&2 ||
+			die "cannot download Debian's source of sparse $SPARSE_VERSION (log: $dir/source.log)" \
+				"$(log_fix "$dir/source.log" "set SPARSE_VERSION to a version sid has (apt-cache showsrc sparse), or check the network")"
+		(cd "$dir/src" && run_logged "$dir/unpack.log" dpkg-source --no-check -x ./*.dsc "$dir/build") >&2 ||
+			die "cannot unpack Debian's source of sparse $SPARSE_VERSION (log: $dir/unpack.log)" "see $dir/unpack.log"
+		run_logged "$dir/make.log" make -C "$dir/build" -j"${JOBS:-2}" CC=gcc sparse >&2 ||
+			die "building sparse $SPARSE_VERSION failed (log: $dir/make.log)" "see $dir/make.log"
+		touch "$dir/.ok"
+	fi
+	sparse_valid "$sp" "$src" ||
+		die "sparse $SPARSE_VERSION (built in $dir) fails $src/scripts/checker-valid.sh too" \
+			"set SPARSE_VERSION to a newer one of sid (apt-cache showsrc sparse)"
+	echo "$sp"
+}
