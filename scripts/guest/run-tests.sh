@@ -52,6 +52,7 @@ while IFS="$tab" read -r kind name a b; do
 			skip) echo "skip  $name  # $a" ;;
 			*) case "$name" in
 				l2-*) echo "run   $(dirname "$0")/l2/run-l2.sh $b  # timeout ${a}s" ;;
+				*+busy) echo "run   taskset -c <last CPU> run_kselftest.sh -t kvm:<dir>/${test%+busy} -o $a  # beside, on that CPU, in a loop: $b" ;;
 				*) echo "run   $(args_var "$test")='$b' run_kselftest.sh -t kvm:<dir>/$test -o $a" ;;
 			   esac ;;
 		esac
@@ -81,6 +82,30 @@ while IFS="$tab" read -r kind name a b; do
 		echo "# harness: duration $name $(( $(date +%s) - t0 ))s"
 		continue ;;
 	esac
+	# "<test>+busy": <test> while another VM runs on the same CPU, as on a
+	# CI host shared with other guests: the selftest the entry's arguments
+	# name (with its own arguments), started again until <test> ends, both
+	# pinned to the last CPU; <test> itself gets no arguments.
+	busy=""
+	case "$name" in
+	*+busy)
+		test=${test%+busy}
+		set -- $b
+		bpath=$(grep -E "^kvm:([^:]*/)?$1\$" "$ksft/kselftest-list.txt" | head -n 1)
+		if [ -z "$bpath" ]; then
+			echo "# $hdr"
+			echo "not ok $i $hdr # the busy VM's test $1 is not built in this tree"
+			continue
+		fi
+		shift
+		cpu=$(($(nproc) - 1))
+		busy="taskset -c $cpu"
+		# shellcheck disable=SC2086
+		(while :; do taskset -c "$cpu" "$ksft/kvm/${bpath#kvm:}" "$@" >/dev/null 2>&1; done) &
+		busy_pid=$!
+		echo "# harness: busy VM on CPU $cpu: ${bpath#kvm:} $*"
+		b="" ;;
+	esac
 	path=$(grep -E "^kvm:([^:]*/)?$test\$" "$ksft/kselftest-list.txt" | head -n 1)
 	if [ -z "$path" ]; then
 		echo "# $hdr"
@@ -90,10 +115,16 @@ while IFS="$tab" read -r kind name a b; do
 	var=$(args_var "$test")
 	echo "# harness: run $path timeout=${a}s args=$b"
 	t0=$(date +%s)
-	env "$var=$b" "$ksft/run_kselftest.sh" -t "$path" -o "$a" </dev/null 2>&1 |
+	# shellcheck disable=SC2086
+	env "$var=$b" $busy "$ksft/run_kselftest.sh" -t "$path" -o "$a" </dev/null 2>&1 |
 		sed -e '/^TAP version 13$/d' -e '/^1\.\.1$/d' \
 		    -e "s/^ok 1 /ok $i /" -e "s/^not ok 1 /not ok $i /" \
 		    -e "s/ok $i selftests: kvm: $test\$/ok $i $hdr/" \
 		    -e "s/ok $i selftests: kvm: $test # /ok $i $hdr # /"
+	if [ -n "$busy" ]; then
+		kill "$busy_pid" 2>/dev/null
+		wait "$busy_pid" 2>/dev/null
+		pkill -f "$ksft/kvm/${bpath#kvm:}" 2>/dev/null
+	fi
 	echo "# harness: duration $name $(( $(date +%s) - t0 ))s"
 done <"$list"

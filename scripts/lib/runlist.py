@@ -29,6 +29,11 @@ an --any-kernel FILE names it (skip-list format, a reason each: tests the
 series adds or changes that run on a kernel without it, skipping what it
 lacks, e.g. selftests/any-kernel-6.12.txt).
 
+A test named "<test>+busy" is <test> run while another VM runs on the same
+CPU (the selftest its arguments name, with that test's arguments), as on a CI
+host shared with other guests (scripts/guest/run-tests.sh); its source is
+<test>'s.
+
 Tests named l2-* are nested tests (scripts/guest/l2/run-l2.sh boots an L2
 guest in the L1 guest); --no-l2 REASON emits them as "skip" with REASON
 (an initramfs without the nested kit).
@@ -176,7 +181,7 @@ def main():
             for name in sorted(names):
                 if name in skips or name.startswith("l2-"):
                     continue
-                reason = missing_from_tree(name, a.tree, a.patches, a.other_series)
+                reason = missing_from_tree(name.split("+")[0], a.tree, a.patches, a.other_series)
                 if reason:
                     skips[name] = (reason, "tree")
         for name in sorted(names):
@@ -184,7 +189,7 @@ def main():
             # series' own tests test what it lacks.
             if name in skips or name.startswith("l2-") or not a.kernel_lacks or name in any_kernel:
                 continue
-            patch = patch_adding(name, a.kernel_lacks)
+            patch = patch_adding(name.split("+")[0], a.kernel_lacks)
             if patch:
                 skips[name] = (f"the kernel under test (KERNEL_IMAGE) lacks {os.path.basename(patch)}, "
                                "which adds or changes this test (KERNEL_HAS_SERIES=1 if it carries the series)", "kernel")

@@ -330,6 +330,8 @@ class Kcidb(unittest.TestCase):
         self.assertEqual(own, {"pv_state_timing", "reg_migrate"})
         self.assertEqual(kcidb.test_path("reg_migrate", own), "kvm-irq-series.project.reg_migrate")
         self.assertEqual(kcidb.test_path("vgic_irq@2", own), "kselftest.kvm.kvm_vgic_irq")
+        self.assertEqual(kcidb.test_path("arch_timer_phys_active+busy", own),
+                         "kvm-irq-series.busy-cpu.arch_timer_phys_active")
         self.assertEqual(kcidb.slug("kvm: my-test"), "kvm_my-test")
 
     def test_checkout_placed(self):

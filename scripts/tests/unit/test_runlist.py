@@ -51,6 +51,19 @@ class RunListTest(unittest.TestCase):
         self.assertEqual(rows[0][:2], ["skip", "vgic_irqfd"])
         self.assertRegex(rows[0][2], r"^not in this base: patches/6.12/[0-9]{4}-[^ ]*vgic_irqfd[^ ]* adds it \(not ported\)$")
 
+    def test_busy_variant_uses_the_tests_source(self):
+        # "<test>+busy" is <test>'s source, run beside another VM: found
+        # in a tree that has <test>, its arguments kept for the busy VM.
+        tree = tempfile.mkdtemp()
+        d = os.path.join(tree, "tools/testing/selftests/kvm/arm64")
+        os.makedirs(d)
+        open(os.path.join(d, "arch_timer_phys_active.c"), "w").close()
+        rl = os.path.join(tree, "rl.txt")
+        open(rl, "w").write("arch_timer_phys_active+busy 300 arch_timer -n 1\n")
+        p, rows = runlist(rl, "--tree", tree, "--patches", tempfile.mkdtemp())
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(rows, [["run", "arch_timer_phys_active+busy", "300", "arch_timer -n 1"]])
+
 
 if __name__ == "__main__":
     unittest.main()
