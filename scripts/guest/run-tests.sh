@@ -101,7 +101,7 @@ while IFS="$tab" read -r kind name a b; do
 		cpu=$(($(nproc) - 1))
 		busy="taskset -c $cpu"
 		# shellcheck disable=SC2086
-		(while :; do taskset -c "$cpu" "$ksft/kvm/${bpath#kvm:}" "$@" >/dev/null 2>&1; done) &
+		(while :; do taskset -c "$cpu" "$ksft/kvm/${bpath#kvm:}" "$@" </dev/null >/dev/null 2>&1; done) &
 		busy_pid=$!
 		echo "# harness: busy VM on CPU $cpu: ${bpath#kvm:} $*"
 		b="" ;;
