@@ -70,7 +70,7 @@ busybox_arm64() {
 		dir=$OUT/cache/busybox/$(echo "$ver" | tr ':~+' '___')
 		bb=$dir/root/bin/busybox
 		if [ ! -f "$dir/.ok" ]; then
-			rm -rf "$dir"
+			rm_tree "$dir"
 			mkdir -p "$dir/root"
 			(cd "$dir" && run_logged "$dir/download.log" apt-get "${APT_OPTS[@]}" download "busybox-static=$ver") >&2 ||
 				die "cannot download busybox-static=$ver (arm64; log: $dir/download.log)" \
@@ -137,7 +137,7 @@ sparse_for() {
 	sp=$dir/build/sparse
 	if [ ! -f "$dir/.ok" ]; then
 		need_tools apt-get dpkg-source make gcc
-		rm -rf "$dir"
+		rm_tree "$dir"
 		mkdir -p "$dir/src"
 		private_apt sparse-src "deb-src $kr http://deb.debian.org/debian sid main"
 		APT_OPTS+=(-o "Dir::Cache=$OUT/cache/apt" -o APT::Sandbox::User=root -q)
