@@ -121,7 +121,7 @@ def test_path(name, project_tests=()):
     if test.startswith("l2-"):
         return f"{PROJECT}.nested.{slug(test)}"
     if test.endswith("+busy"):  # a selftest beside another VM on its CPU
-        return f"{PROJECT}.busy-cpu.{slug(os.path.basename(test[:-5]))}"
+        return f"{PROJECT}.busy-cpu.{slug(os.path.basename(test.removesuffix('+busy')))}"
     if test in project_tests or os.path.basename(test) in project_tests:
         return f"{PROJECT}.project.{slug(os.path.basename(test))}"
     return "kselftest.kvm." + slug("kvm: " + os.path.basename(test))

@@ -85,8 +85,10 @@ while IFS="$tab" read -r kind name a b; do
 	# "<test>+busy": <test> while another VM runs on the same CPU, as on a
 	# CI host shared with other guests: the selftest the entry's arguments
 	# name (with its own arguments), started again until <test> ends, both
-	# pinned to the last CPU; <test> itself gets no arguments.
-	busy=""
+	# pinned to the highest online CPU; <test> itself gets no arguments.
+	# The entry fails when the busy VM never completed a run, or failed one:
+	# then <test> did not run beside a working VM.
+	bpath=""
 	case "$name" in
 	*+busy)
 		test=${test%+busy}
@@ -98,12 +100,6 @@ while IFS="$tab" read -r kind name a b; do
 			continue
 		fi
 		shift
-		cpu=$(($(nproc) - 1))
-		busy="taskset -c $cpu"
-		# shellcheck disable=SC2086
-		(while :; do taskset -c "$cpu" "$ksft/kvm/${bpath#kvm:}" "$@" </dev/null >/dev/null 2>&1; done) &
-		busy_pid=$!
-		echo "# harness: busy VM on CPU $cpu: ${bpath#kvm:} $*"
 		b="" ;;
 	esac
 	path=$(grep -E "^kvm:([^:]*/)?$test\$" "$ksft/kselftest-list.txt" | head -n 1)
@@ -112,19 +108,64 @@ while IFS="$tab" read -r kind name a b; do
 		echo "not ok $i $hdr # not built in this tree"
 		continue
 	fi
+	busy=""
+	if [ -n "$bpath" ]; then
+		cpu=$(sed 's/.*[,-]//' /sys/devices/system/cpu/online)
+		busy="taskset -c $cpu"
+		bdir=$(mktemp -d)
+		# Each run of the busy VM in the foreground of this subshell, its
+		# pid in $bdir/pid so that the end can stop exactly it; runs that
+		# ended by themselves are counted, and those that failed.
+		# shellcheck disable=SC2086
+		(
+			n=0 bad=0
+			while [ ! -e "$bdir/stop" ]; do
+				taskset -c "$cpu" "$ksft/kvm/${bpath#kvm:}" "$@" </dev/null >"$bdir/last.txt" 2>&1 &
+				echo $! >"$bdir/pid"
+				wait $! && rc=0 || rc=$?
+				[ -e "$bdir/stop" ] && break
+				n=$((n + 1))
+				[ "$rc" -eq 0 ] || { bad=$((bad + 1)); cp "$bdir/last.txt" "$bdir/failed.txt"; }
+			done
+			echo "$n $bad" >"$bdir/count"
+		) &
+		busy_pid=$!
+		echo "# harness: busy VM on CPU $cpu: ${bpath#kvm:} $*"
+	fi
 	var=$(args_var "$test")
 	echo "# harness: run $path timeout=${a}s args=$b"
 	t0=$(date +%s)
-	# shellcheck disable=SC2086
-	env "$var=$b" $busy "$ksft/run_kselftest.sh" -t "$path" -o "$a" </dev/null 2>&1 |
+	tap13() {
 		sed -e '/^TAP version 13$/d' -e '/^1\.\.1$/d' \
 		    -e "s/^ok 1 /ok $i /" -e "s/^not ok 1 /not ok $i /" \
 		    -e "s/ok $i selftests: kvm: $test\$/ok $i $hdr/" \
 		    -e "s/ok $i selftests: kvm: $test # /ok $i $hdr # /"
-	if [ -n "$busy" ]; then
-		kill "$busy_pid" 2>/dev/null
+	}
+	if [ -z "$busy" ]; then
+		# shellcheck disable=SC2086
+		env "$var=$b" "$ksft/run_kselftest.sh" -t "$path" -o "$a" </dev/null 2>&1 | tap13
+	else
+		# The runner's output as it comes, its result line held back as a
+		# comment until the busy VM's count is known.
+		# shellcheck disable=SC2086
+		env "$var=$b" $busy "$ksft/run_kselftest.sh" -t "$path" -o "$a" </dev/null 2>&1 |
+			tee /tmp/run-tests-busy.txt |
+			sed -e '/^TAP version 13$/d' -e '/^1\.\.1$/d' -e 's/^\(not \)\{0,1\}ok 1 /# harness: runner: &/'
+		: >"$bdir/stop"
+		kill "$(cat "$bdir/pid")" 2>/dev/null
 		wait "$busy_pid" 2>/dev/null
-		pkill -f "$ksft/kvm/${bpath#kvm:}" 2>/dev/null
+		read -r n bad <"$bdir/count" 2>/dev/null || { n=0; bad=0; }
+		echo "# harness: busy VM completed $n runs, $bad failed"
+		[ -s "$bdir/failed.txt" ] && tail -n 20 "$bdir/failed.txt" | sed 's/^/# busy: /'
+		rm -rf "$bdir"
+		res=$(grep -E '^(not )?ok 1 ' /tmp/run-tests-busy.txt | tail -n 1)
+		[ -n "$res" ] || res="not ok 1 selftests: kvm: $test # the runner printed no result"
+		if [ "$n" -eq 0 ]; then
+			res="not ok ${res#*ok } # the busy VM completed no run"
+		elif [ "$bad" -ne 0 ]; then
+			res="not ok ${res#*ok } # the busy VM failed $bad of $n runs"
+		fi
+		echo "$res" | tap13
 	fi
 	echo "# harness: duration $name $(( $(date +%s) - t0 ))s"
 done <"$list"

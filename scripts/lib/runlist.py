@@ -181,7 +181,7 @@ def main():
             for name in sorted(names):
                 if name in skips or name.startswith("l2-"):
                     continue
-                reason = missing_from_tree(name.split("+")[0], a.tree, a.patches, a.other_series)
+                reason = missing_from_tree(name.removesuffix("+busy"), a.tree, a.patches, a.other_series)
                 if reason:
                     skips[name] = (reason, "tree")
         for name in sorted(names):
@@ -189,7 +189,7 @@ def main():
             # series' own tests test what it lacks.
             if name in skips or name.startswith("l2-") or not a.kernel_lacks or name in any_kernel:
                 continue
-            patch = patch_adding(name.split("+")[0], a.kernel_lacks)
+            patch = patch_adding(name.removesuffix("+busy"), a.kernel_lacks)
             if patch:
                 skips[name] = (f"the kernel under test (KERNEL_IMAGE) lacks {os.path.basename(patch)}, "
                                "which adds or changes this test (KERNEL_HAS_SERIES=1 if it carries the series)", "kernel")
