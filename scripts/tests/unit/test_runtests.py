@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 """scripts/guest/run-tests.sh, run by dash on the host against a stub
 kselftest install: the '<test>+busy' entry (the busy VM started after the
-test is resolved, counted, stopped exactly; the entry fails when the busy
-VM never completed a run or failed one)."""
+test is resolved, the test once the busy VM completed a run; runs counted,
+the last one stopped; the entry fails when the busy VM failed a run or
+completed none, a skip stays a skip)."""
 import os
 import shutil
 import subprocess
@@ -13,7 +14,7 @@ import unittest
 from common import ROOT
 
 RUN_TESTS = os.path.join(ROOT, "scripts", "guest", "run-tests.sh")
-SH = shutil.which("dash") or "/bin/sh"
+SH = os.environ.get("RUNTESTS_SH") or shutil.which("dash") or "/bin/sh"
 
 # run_kselftest.sh stub: runs kvm/<name> and prints the runner's TAP
 RUNNER = textwrap.dedent("""\
@@ -22,8 +23,10 @@ RUNNER = textwrap.dedent("""\
     name=${t#kvm:}
     echo "TAP version 13"
     echo "1..1"
-    if "$(dirname "$0")/kvm/$name"; then echo "ok 1 selftests: kvm: $name"
-    else echo "not ok 1 selftests: kvm: $name # exit=$?"; fi
+    "$(dirname "$0")/kvm/$name"; rc=$?
+    if [ $rc -eq 0 ]; then echo "ok 1 selftests: kvm: $name"
+    elif [ $rc -eq 4 ]; then echo "ok 1 selftests: kvm: $name # SKIP no vGICv3"
+    else echo "not ok 1 selftests: kvm: $name # exit=$rc"; fi
     """)
 
 
@@ -66,11 +69,29 @@ class BusyEntry(unittest.TestCase):
             self.assertEqual(set(f.read().split("\n")) - {""}, {"-x"})
 
     def test_busy_vm_stopped(self):
-        # the busy VM's current run is killed at the end: no process left
-        self.run_list("#!/bin/sh\nsleep 0.5\n", f"#!/bin/sh\necho $$ > {self.d}/pid\nexec sleep 30\n")
+        # the first run ends, the second is running when the test ends: killed
+        busy = (f"#!/bin/sh\nif [ -e {self.d}/first ]; then echo $$ > {self.d}/pid; exec sleep 30; fi\n"
+                f"touch {self.d}/first\n")
+        out = self.run_list("#!/bin/sh\nsleep 1\n", busy)
+        self.assertIn("ok 1 selftests: kvm: main_test+busy\n", out)
         with open(os.path.join(self.d, "pid")) as f:
             pid = int(f.read())
         self.assertFalse(os.path.exists(f"/proc/{pid}"), "the busy VM's run outlived the entry")
+
+    def test_test_waits_for_busy_vm(self):
+        # the test starts after the busy VM's first run ended
+        busy = f"#!/bin/sh\nsleep 2\ndate +%s.%N >> {self.d}/busy-ends\n"
+        main = f"#!/bin/sh\ndate +%s.%N > {self.d}/main-start\n"
+        self.run_list(main, busy)
+        with open(os.path.join(self.d, "busy-ends")) as f:
+            first_end = float(f.read().split()[0])
+        with open(os.path.join(self.d, "main-start")) as f:
+            self.assertGreaterEqual(float(f.read()), first_end)
+
+    def test_skip_stays_skip(self):
+        out = self.run_list("#!/bin/sh\nexit 4\n", "#!/bin/sh\nexit 3\n")
+        self.assertIn("ok 1 selftests: kvm: main_test+busy # SKIP no vGICv3", out)
+        self.assertNotIn("not ok", out)
 
     def test_busy_failure_fails_entry(self):
         out = self.run_list("#!/bin/sh\nsleep 1\n", "#!/bin/sh\necho broken\nexit 3\n")
@@ -78,8 +99,10 @@ class BusyEntry(unittest.TestCase):
         self.assertIn("# busy: broken", out)
 
     def test_no_completed_run_fails_entry(self):
-        out = self.run_list("#!/bin/sh\nsleep 0.3\n", "#!/bin/sh\nexec sleep 30\n")
-        self.assertIn("not ok 1 selftests: kvm: main_test+busy # the busy VM completed no run", out)
+        # a busy VM that never ends is killed at the entry's timeout
+        out = self.run_list("#!/bin/sh\nsleep 0.3\n", "#!/bin/sh\nexec sleep 30\n",
+                            entry="main_test+busy\t2\tbusy_vm")
+        self.assertRegex(out, r"not ok 1 selftests: kvm: main_test\+busy # the busy VM (failed|completed no run)")
 
     def test_main_test_missing_starts_no_busy_vm(self):
         self.write("kvm/busy_vm", f"#!/bin/sh\ntouch {self.d}/started\n")
