@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""scripts/lib/modexport.py on a miniature tree: the 6.12 break (0035's
+"""scripts/lib/modexport.py on a miniature tree: the 6.12 break (0036's
 inline vcpu_is_preempted() reached by a module through owner_on_cpu()) is
 found, and the Module.symvers it writes has the series' exports."""
 import json
