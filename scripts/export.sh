@@ -278,14 +278,15 @@ done
 grep -rl 'invalid\.example' "$EXPORT_DIR" --include='*.patch' >/dev/null &&
 	die "an exported mail still carries the project's placeholder identity" "see $EXPORT_DIR"
 # A reference the series could not fill in here ("[link needed: ...]",
-# "[sha needed]") must not reach a list.
-todo=$(grep -rlE '\[(link|sha) needed' "$EXPORT_DIR" --include='*.patch' | xargs -r -n1 basename | tr '\n' ' ')
+# "[sha needed]", "[ Fixes: for the sender to add ...]") or a number not yet
+# measured ("[ TO BE MEASURED ...]") must not reach a list.
+todo=$(grep -rlE '\[(link|sha) needed|\[ Fixes: for the sender|TO BE MEASURED' "$EXPORT_DIR" --include='*.patch' | xargs -r -n1 basename | tr '\n' ' ')
 # The export proof of make test (scripts/tests/export-test.sh,
 # EXPORT_PROOF_ONLY=1) goes on, to prove that the mails apply, and reports
 # the references as open; make export refuses them.
 if [ -n "$todo" ]; then
 	[ "${EXPORT_PROOF_ONLY:-0}" = 1 ] ||
-		die "mails with an unfilled reference ([link needed] / [sha needed]): $todo" "fill it in the patch in $PATCHES"
+		die "mails with an unfilled reference or measurement ([link needed], [sha needed], [ Fixes: for the sender ...], TO BE MEASURED): $todo" "fill it in the patch in $PATCHES"
 	warn "unfilled references, for the sender to fill before sending (make export refuses them): $todo"
 fi
 

@@ -47,11 +47,11 @@ fi
 # A reference only the sender can fill (a Message-ID the archives here do
 # not have): the proof went on; make export itself refuses the mails until
 # it is filled, and that is shown here as what is still open.
-unfilled=$(grep -rlE '\[(link|sha) needed' "$dir" --include='*.patch' 2>/dev/null | sed "s|^$dir/||" | tr '\n' ' ')
+unfilled=$(grep -rlE '\[(link|sha) needed|\[ Fixes: for the sender|TO BE MEASURED' "$dir" --include='*.patch' 2>/dev/null | sed "s|^$dir/||" | tr '\n' ' ')
 if [ -n "$unfilled" ]; then
 	result export/unfilled-references skip "the sender fills before sending (make export refuses these mails until then): $unfilled"
 else
-	result export/unfilled-references pass "no [link needed] / [sha needed] in the mails"
+	result export/unfilled-references pass "no [link needed], [sha needed], [ Fixes: for the sender ...] or TO BE MEASURED in the mails"
 fi
 
 # The mails, mail series by mail series, as the series file groups them.
