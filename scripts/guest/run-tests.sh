@@ -37,6 +37,15 @@ if [ -z "$print" ]; then
 	echo "1..$total"
 	echo "# harness: kernel $(uname -r), $(nproc) CPUs"
 fi
+# tap13: the runner's one-test TAP stream, renumbered as test $i of the
+# whole list and named $hdr (the current entry's, read when called).
+tap13() {
+	sed -e '/^TAP version 13$/d' -e '/^1\.\.1$/d' \
+	    -e "s/^ok 1 /ok $i /" -e "s/^not ok 1 /not ok $i /" \
+	    -e "s/ok $i selftests: kvm: $test\$/ok $i $hdr/" \
+	    -e "s/ok $i selftests: kvm: $test # /ok $i $hdr # /"
+}
+
 i=0
 while IFS="$tab" read -r kind name a b; do
 	case "$kind" in
@@ -113,12 +122,6 @@ while IFS="$tab" read -r kind name a b; do
 		continue
 	fi
 	var=$(args_var "$test")
-	tap13() {
-		sed -e '/^TAP version 13$/d' -e '/^1\.\.1$/d' \
-		    -e "s/^ok 1 /ok $i /" -e "s/^not ok 1 /not ok $i /" \
-		    -e "s/ok $i selftests: kvm: $test\$/ok $i $hdr/" \
-		    -e "s/ok $i selftests: kvm: $test # /ok $i $hdr # /"
-	}
 	if [ -z "$bpath" ]; then
 		echo "# harness: run $path timeout=${a}s args=$b"
 		t0=$(date +%s)
