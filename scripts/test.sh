@@ -112,17 +112,17 @@ phase_done() { # phase_done <name>: the time since the last phase ended
 	t_phase=$now
 }
 
+# Disk: per base the base cache, one copied and several hard-linked work
+# trees and their build directories, and a transient git checkout for the
+# export proof: about TEST_DISK_GB (12) GB under $OUT at the peak for both
+# bases (6.5 GB measured from a fresh clone with the 6.12 base alone), LAVA
+# root included. Say so now, before any download, not an hour in.
+need_disk "${TEST_DISK_GB:-12}" || { echo 2 >"$OUT/tests/exit-status"; echo "0 passed, 1 failed, 0 skipped"; exit 2; }
 # Every package of every phase, here (make check's sparse, make export's
 # b4, make lava's LAVA root under OUT): a fresh machine installs them once, in this phase, not inside the
 # phases whose time the README reports.
 LAVA=1 "$S"/deps.sh ||
 	{ echo 2 >"$OUT/tests/exit-status"; echo "0 passed, 1 failed, 0 skipped"; exit 2; }
-# Disk: per base the base cache, one copied and several hard-linked work
-# trees and their build directories, and a transient git checkout for the
-# export proof: about TEST_DISK_GB (12) GB under $OUT at the peak for both
-# bases (6.5 GB measured from a fresh clone with the 6.12 base alone). Say so
-# now, not an hour in.
-need_disk "${TEST_DISK_GB:-12}" || { echo 2 >"$OUT/tests/exit-status"; echo "0 passed, 1 failed, 0 skipped"; exit 2; }
 
 # 0. The install test, in the background (its own results file and log).
 install_pid=""

@@ -643,17 +643,28 @@ input_cases() {
 		result harness/hw-run-dry-run fail "dry run did not print the runner commands (log: $LOGS/hw-dry-run.log)"
 	fi
 
-	# make kunit on a work tree that does not exist yet (a fresh clone):
 	# make test checks every TEST_RUNS entry before any run (a typo after
 	# the first entry cost that whole run before).
 	EXPECT_TIMEOUT=30 expect test-runs-typo 2 "TEST_RUNS: 'mainline:vhee': unknown run 'vhee'" -- \
 		env TEST_RUNS="mainline:debug mainline:vhee" "$S"/test.sh
 	EXPECT_TIMEOUT=30 expect test-runs-bad-base 2 "TEST_RUNS: '7.4:vhe': unknown base '7.4'" -- \
 		env TEST_RUNS="7.4:vhe" "$S"/test.sh
+	# Too little disk is said before any download or install: deps.sh
+	# (the LAVA root, 80 s of apt and dpkg on a fresh OUT) has not run.
+	rm -rf "$LOGS/disk-out"
+	EXPECT_TIMEOUT=30 expect test-disk-first 2 "needs about 1000000 GB" -- \
+		env OUT="$LOGS/disk-out" TEST_DISK_GB=1000000 TEST_RUNS=mainline:export "$S"/test.sh
+	if [ -e "$LOGS/disk-out/logs" ]; then
+		result harness/test-disk-before-deps fail "deps.sh ran before the disk check: $(ls "$LOGS/disk-out/logs" | tr "\n" " ")"
+	else
+		result harness/test-disk-before-deps pass "nothing under the refused OUT's logs/ (deps.sh did not run)"
+	fi
+	rm -rf "$LOGS/disk-out"
 	clean_cases
 	safety_cases
 	pin_cases
 
+	# make kunit on a work tree that does not exist yet (a fresh clone):
 	# it prepares the tree itself instead of asking for apply-series.
 	rm -rf "$WORK/kunit-fresh"
 	if env VARIANT=kunit-fresh "$S"/kunit.sh fragment "$LOGS/kunit-fresh.config" >"$LOGS/kunit-fresh.log" 2>&1 &&
