@@ -150,6 +150,7 @@ python3 - "$PATCHES" "$work/in" "$name <$email>" "${patches[@]}" <<'PY' || die "
 import re, sys
 src, dst, sender, names = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
 neutral = re.compile(r"^Signed-off-by: .*@invalid\.example>\s*$")
+sender_name = re.sub(r"\s*<[^>]*>\s*$", "", sender).strip('"')
 for i, n in enumerate(names, 1):
     text = open(f"{src}/{n}", encoding="utf-8").read()
     head, sep, rest = text.partition("\n\n")
@@ -175,6 +176,11 @@ for i, n in enumerate(names, 1):
             continue
         if k < end and l == "Signed-off-by: " + sender:
             signed = True
+        # A maintainer's note on a patch it carries for its author
+        # ("[ name: what changed ]") is the sender's: the project's
+        # neutral name says nothing to a maintainer.
+        if k < end and l.startswith("[ irq-scaling project:"):
+            l = "[ " + sender_name + ":" + l[len("[ irq-scaling project:"):]
         out.append(l)
     if not signed:
         # DCO: the sender signs at the end of the trailers.
@@ -275,8 +281,8 @@ for k in "${!ids[@]}"; do
 	printf '%s\t%s\t%s\t%s\n' "$(basename "$dir")" "$n" "$(sed -n 1p "$work/description-$id")" "${dests[$k]}" >>"$EXPORT_DIR/index.txt"
 	nmails=$((nmails + n + 1))
 done
-grep -rl 'invalid\.example' "$EXPORT_DIR" --include='*.patch' >/dev/null &&
-	die "an exported mail still carries the project's placeholder identity" "see $EXPORT_DIR"
+grep -rlE 'invalid\.example|^\[ irq-scaling project:' "$EXPORT_DIR" --include='*.patch' >/dev/null &&
+	die "an exported mail still carries the project's placeholder identity (an address, or a note's name)" "see $EXPORT_DIR"
 # A reference the series could not fill in here ("[link needed: ...]",
 # "[sha needed]", "[ Fixes: for the sender to add ...]") or a number not yet
 # measured ("[ TO BE MEASURED ...]") must not reach a list.

@@ -584,7 +584,7 @@ class KernelLacks(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(lines[0][:2], ["run", "vgic_irq"])
         self.assertEqual(lines[1][:2], ["skip", "vgic_init"])
-        self.assertRegex(lines[1][2], r"lacks \d{4}-KVM-arm64-vgic-its-Unset-the-ITS-base-")
+        self.assertRegex(lines[1][2], r"lacks \d{4}-KVM-arm64-vgic-its-Set-the-ITS-base-only-")
         self.assertEqual(lines[2][:2], ["skip", "pv_state"])
         self.assertRegex(lines[2][2], r"lacks \d{4}-KVM-arm64-selftests-Add-pv_state-")
 
