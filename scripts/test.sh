@@ -49,7 +49,8 @@
 phase_start test
 t0=$(date +%s)
 case "${FULL:-0}" in 0|1) ;; *) die "FULL=$FULL: use FULL=1 (every run on both bases) or leave it unset" ;; esac
-case "${TEST_LANES:-2}" in 1|2) ;; *) die "TEST_LANES=$TEST_LANES: use 2 (make check and make export beside the builds, the default) or 1 (one run at a time)" ;; esac
+lanes=${TEST_LANES:-2}
+case "$lanes" in 1|2) ;; *) die "TEST_LANES=$TEST_LANES: use 2 (make check and make export beside the builds, the default) or 1 (one run at a time)" ;; esac
 # install: the README's set-up from a bare Debian 12 root, for real
 # (scripts/tests/install-test.sh, as root); it runs in the background from
 # the start, beside the first kernel build (its apt and dpkg work is I/O and
@@ -327,7 +328,7 @@ run_entry() {
 # run at a time.
 side_runs="" main_runs=""
 for br in $runs; do
-	case "${TEST_LANES:-2}:${br#*:}" in
+	case "$lanes:${br#*:}" in
 		2:check|2:check-tests|2:export) side_runs="$side_runs $br" ;;
 		*) main_runs="$main_runs $br" ;;
 	esac
